@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+)
+
+// newFlags returns a flag set for a command whose --help prints the
+// command's usage text and then its flags.
+func newFlags(e *env, c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet("crumb "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parse parses flags that may come before, between and after positional
+// arguments ("crumb read REF --lines 1:9"), as people type them. "--" ends
+// the flags. It prints the command's help for -h and --help.
+func parse(e *env, c *command, fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printHelp(e.stdout, c, fs)
+				return nil, flag.ErrHelp
+			}
+			return nil, usagef(c.name, "%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// fs.Parse consumed a "--" if it stopped there.
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "%s\n", strings.TrimSpace(c.usage))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nFlags:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		head := "  " + dash + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		if len(head) <= 22 {
+			fmt.Fprintf(w, "%-24s%s", head, usage)
+		} else {
+			fmt.Fprintf(w, "%s\n%24s%s", head, "", usage)
+		}
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// storeFlag adds --store to a flag set.
+func storeFlag(fs *flag.FlagSet) *string {
+	return fs.String("store", "", "store `DIR`ectory (default $CRUMB_STORE or the user cache directory)")
+}
+
+// openStore opens the directory store: --store, else $CRUMB_STORE, else the
+// user cache directory. Collections are started by startGC, never inline.
+func openStore(e *env, dir string) (*store.Dir, error) {
+	if dir == "" {
+		dir = e.getenv("CRUMB_STORE")
+	}
+	if dir == "" {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		dir = p
+	}
+	d, err := store.OpenDir(dir, store.DirOptions{ManualGC: true})
+	if err != nil {
+		return nil, withHint(err, "pass --store DIR or set CRUMB_STORE to a writable directory")
+	}
+	return d, nil
+}
+
+// startGC starts "crumb gc" as a detached process when a collection is due,
+// so that the store stays within its limits without any command waiting
+// for it. CRUMB_GC=off turns it off (tests do).
+func startGC(e *env, d *store.Dir) {
+	if e.getenv("CRUMB_GC") == "off" || !d.GCDue() {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(exe, "gc", "--quiet", "--store", d.Path())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() == nil {
+		cmd.Process.Release()
+	}
+}
+
+// parseRef validates a ref argument with a hint on what refs look like.
+func parseRef(s string) (store.Ref, error) {
+	ref, err := store.ParseRef(s)
+	if err != nil {
+		return "", withHint(err, "a ref is the 16 hex digits a view names (\"ref 1a2b3c4d5e6f7a8b\"); 'crumb ls' lists stored results")
+	}
+	return ref, nil
+}
+
+// hintFor suggests what to do next for the errors every command may meet.
+func hintFor(err error) string {
+	switch {
+	case errors.Is(err, store.ErrMissing):
+		return "the result expired or was evicted; run the tool again ('crumb ls' lists what is stored)"
+	case errors.Is(err, store.ErrBroken):
+		return "the stored copy is damaged; run the tool again to store a fresh one"
+	case errors.Is(err, recall.ErrOutOfRange):
+		return "ask for a range inside the result; the first page's header gives its size"
+	case errors.Is(err, recall.ErrRevision):
+		return "the content changed; start again from its newest view"
+	case errors.Is(err, recall.ErrBinary):
+		return "use --all to write the exact bytes to a file"
+	}
+	return ""
+}
+
+// writeJSON writes v as indented JSON followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeText writes s and ends it with a newline if it has none, as
+// terminals and pipes expect.
+func writeText(w io.Writer, s string) error {
+	if _, err := io.WriteString(w, s); err != nil {
+		return err
+	}
+	if !strings.HasSuffix(s, "\n") {
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/recall"
+)
+
+func init() {
+	register(&command{
+		name:    "grep",
+		summary: "search a stored result with an RE2 pattern",
+		usage: `Usage: crumb grep REF PATTERN [-i] [-C N] [--max N] [--from LINE] [--budget TOKENS] [--json]
+
+Prints the lines of a stored result that match PATTERN, an RE2 regular
+expression (Go's regexp syntax), with their line numbers as grep -n does:
+"57:match" for a match, "56-context" for a context line, "--" between groups.
+Long lines are shortened around the match. A page holds as many matches as
+fit the budget and ends with the command that shows the next ones.
+
+Put -- before a pattern that starts with a dash.
+
+Examples:
+  crumb grep 1a2b3c4d5e6f7a8b 'FAIL|panic:' -C 2
+  crumb grep 1a2b3c4d5e6f7a8b -i 'timeout' --max 20
+  crumb grep 1a2b3c4d5e6f7a8b -- '-v flag'`,
+		run: runGrep,
+	})
+}
+
+func runGrep(e *env, args []string) error {
+	c := commands["grep"]
+	fs := newFlags(e, c)
+	ignoreCase := fs.Bool("i", false, "ignore case")
+	context := fs.Int("C", 0, "show `N` lines of context around each match")
+	maxMatches := fs.Int("max", 0, "stop after `N` matches in all (default: no limit)")
+	from := fs.Int64("from", 0, "start searching at `LINE`")
+	skip := fs.Int("skip", 0, "number of matches earlier pages showed (continuations set it)")
+	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX`")
+	budget := fs.Int("budget", recall.DefaultBudget, "most `TOKENS` the page may take")
+	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")
+	storeDir := storeFlag(fs)
+	pos, err := parse(e, c, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef(c.name, "want REF and PATTERN, got %d arguments", len(pos))
+	}
+	ref, err := parseRef(pos[0])
+	if err != nil {
+		return err
+	}
+	req := recall.Request{Ref: ref, Rev: *rev, Grep: &recall.GrepSpec{
+		Pattern: pos[1], IgnoreCase: *ignoreCase, Context: *context, Max: *maxMatches, From: *from, Skip: *skip,
+	}}
+	if err := req.Validate(); err != nil {
+		return usagef(c.name, "%v", err)
+	}
+	if _, err := recall.Compile(*req.Grep); err != nil {
+		return usagef(c.name, "%v", err)
+	}
+	d, err := openStore(e, *storeDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	page, err := recall.Grep(e.ctx, d, req, recall.Options{Budget: *budget, Line: crumb.LineRenderer(e.ctx, d)})
+	if err != nil {
+		return err
+	}
+	return printPage(e, page, *asJSON)
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/project"
+)
+
+func init() {
+	register(&command{
+		name:    "project",
+		summary: "print the view a model would see of a result read from stdin",
+		usage: `Usage: crumb project [--kind K] [--tool NAME] [--args JSON] [--exit-code N] [--budget TOKENS] [--json] < RESULT
+
+Reads a tool result from standard input, stores it exactly and prints the view
+a model would see: the result itself when it fits the budget, else a
+projection whose header names the ref, what is shown, what is omitted and the
+exact read that shows the rest.
+
+Kinds: text, file, dir, command, json, mcp, binary (default: detected).
+
+Examples:
+  crumb project --kind text < big.log
+  go vet ./... 2>&1 | crumb project --kind command --exit-code 1
+  crumb project --kind mcp --json < call-tool-result.json | jq .receipt`,
+		run: runProject,
+	})
+}
+
+func runProject(e *env, args []string) error {
+	c := commands["project"]
+	fs := newFlags(e, c)
+	kind := fs.String("kind", "", "kind of result: text, file, dir, command, json, mcp or binary (default: detect)")
+	tool := fs.String("tool", "", "`NAME` of the tool that produced the result")
+	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
+	exitCode := fs.String("exit-code", "", "the command's exit status `N`, for command results")
+	budget := fs.Int("budget", crumb.DefaultBudget, "most `TOKENS` the view may take")
+	threshold := fs.Int("threshold", 0, "most `TOKENS` a result may have and pass through untouched (default: the budget)")
+	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
+	storeDir := storeFlag(fs)
+	pos, err := parse(e, c, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef(c.name, "unexpected argument %q: the result is read from standard input", pos[0])
+	}
+	k, err := project.ParseKind(*kind)
+	if err != nil {
+		return usagef(c.name, "%v", err)
+	}
+	res := crumb.Result{Tool: *tool, Kind: k, Reader: e.stdin}
+	if *argsJSON != "" {
+		if !json.Valid([]byte(*argsJSON)) {
+			return usagef(c.name, "--args is not valid JSON")
+		}
+		res.Args = json.RawMessage(*argsJSON)
+	}
+	if *exitCode != "" {
+		n, err := strconv.Atoi(*exitCode)
+		if err != nil {
+			return usagef(c.name, "--exit-code wants a whole number, got %q", *exitCode)
+		}
+		res.ExitCode = &n
+	}
+	if *budget <= 0 {
+		return usagef(c.name, "--budget must be positive")
+	}
+	d, err := openStore(e, *storeDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Threshold: *threshold})
+	if err != nil {
+		return err
+	}
+	v, err := g.Project(e.ctx, res)
+	if err != nil {
+		return err
+	}
+	defer startGC(e, d)
+	return printView(e, v, *asJSON)
+}
+
+// printView prints a view: as JSON, or as the model would see it. A result
+// that passed through is written byte for byte.
+func printView(e *env, v *crumb.View, asJSON bool) error {
+	if asJSON {
+		return writeJSON(e.stdout, v)
+	}
+	if v.Receipt.Output == crumb.OutputExact {
+		_, err := io.WriteString(e.stdout, v.Text)
+		return err
+	}
+	return writeText(e.stdout, v.Text)
+}

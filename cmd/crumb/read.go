@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"github.com/crumb-dev/crumb"
+
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+)
+
+func init() {
+	register(&command{
+		name:    "read",
+		summary: "read a page of a stored result, or all of it",
+		usage: `Usage: crumb read REF [--lines A:B | --bytes A:B] [--budget TOKENS] [--json]
+       crumb read REF --all > FILE
+
+Prints a page of a stored result within the budget: whole lines, a header
+that says which lines and bytes are shown, and a last line with the exact
+command that reads on ("[next: crumb read REF --lines 241:900]") or
+"[end of result]". Following those commands reads the whole result with no
+gap and no overlap.
+
+Lines are numbered from 1 and both ends are included (41:240); bytes are
+offsets from 0 with the end excluded (0:4096). An open end (41:) reads to the
+end of the result. --all writes the exact stored bytes and nothing else.
+
+Examples:
+  crumb read 1a2b3c4d5e6f7a8b
+  crumb read 1a2b3c4d5e6f7a8b --lines 41:240 -n
+  crumb read 1a2b3c4d5e6f7a8b --bytes 1000:2000 --json
+  crumb read 1a2b3c4d5e6f7a8b --all | sha256sum`,
+		run: runRead,
+	})
+}
+
+func runRead(e *env, args []string) error {
+	c := commands["read"]
+	fs := newFlags(e, c)
+	linesArg := fs.String("lines", "", "read lines `A:B` (1-based, inclusive)")
+	bytesArg := fs.String("bytes", "", "read bytes `A:B` (0-based offsets, end excluded)")
+	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX` (continuations carry it)")
+	all := fs.Bool("all", false, "write the exact stored bytes and nothing else")
+	budget := fs.Int("budget", recall.DefaultBudget, "most `TOKENS` the page may take")
+	numbers := fs.Bool("n", false, "number the lines")
+	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")
+	storeDir := storeFlag(fs)
+	pos, err := parse(e, c, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef(c.name, "want exactly one REF, got %d arguments", len(pos))
+	}
+	ref, err := parseRef(pos[0])
+	if err != nil {
+		return err
+	}
+	req := recall.Request{Ref: ref, Rev: *rev}
+	if *linesArg != "" {
+		s, err := recall.ParseSpan(*linesArg)
+		if err != nil {
+			return usagef(c.name, "--lines: %v", err)
+		}
+		req.Lines = &s
+	}
+	if *bytesArg != "" {
+		s, err := recall.ParseSpan(*bytesArg)
+		if err != nil {
+			return usagef(c.name, "--bytes: %v", err)
+		}
+		req.Bytes = &s
+	}
+	if *all && (req.Lines != nil || req.Bytes != nil || *asJSON) {
+		return usagef(c.name, "--all writes the whole result; it does not combine with --lines, --bytes or --json")
+	}
+	if err := req.Validate(); err != nil {
+		return usagef(c.name, "%v", err)
+	}
+	d, err := openStore(e, *storeDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if *all {
+		obj, err := recall.Open(e.ctx, d, req)
+		if err != nil {
+			return err
+		}
+		defer obj.Close()
+		if _, err := store.Copy(e.ctx, obj, e.stdout); err != nil {
+			return fmt.Errorf("writing %s: %w", ref, err)
+		}
+		return nil
+	}
+	page, err := recall.Read(e.ctx, d, req, recall.Options{Budget: *budget, Numbers: *numbers, Line: crumb.LineRenderer(e.ctx, d)})
+	if err != nil {
+		return err
+	}
+	return printPage(e, page, *asJSON)
+}
+
+// printPage prints a page of a read or a search, as text or JSON.
+func printPage(e *env, p recall.Page, asJSON bool) error {
+	if asJSON {
+		return writeJSON(e.stdout, struct {
+			Page string          `json:"page"`
+			Next *recall.Request `json:"next,omitempty"`
+		}{p.Text, p.Next})
+	}
+	return writeText(e.stdout, p.Text)
+}

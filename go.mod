@@ -1,0 +1,16 @@
+module github.com/crumb-dev/crumb
+
+go 1.26.8
+
+require (
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
+	github.com/gabriel-vasile/mimetype v1.4.16 // indirect
+	github.com/itchyny/gojq v0.12.20 // indirect
+	github.com/itchyny/timefmt-go v0.1.9 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
+	golang.org/x/image v0.48.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)

@@ -1,0 +1,544 @@
+package crumb
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"strconv"
+	"time"
+
+	"github.com/crumb-dev/crumb/internal/blobs"
+	"github.com/crumb-dev/crumb/internal/sniff"
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
+)
+
+// Defaults for a zero Config.
+const (
+	DefaultBudget  = 2000
+	DefaultHardCap = 64 << 10
+	DefaultMaxKeep = 1 << 30
+)
+
+// exactCountLimit is the largest result whose tokens a receipt counts with
+// the real tokenizer; larger ones are estimated (and say so).
+const exactCountLimit = 64 << 10
+
+// Config configures a Guard. The zero value is usable: the default store
+// directory, o200k_base, a 2,000-token budget.
+type Config struct {
+	// Store keeps results. Nil opens the default directory store
+	// (store.DefaultPath: $CRUMB_STORE or the user cache directory).
+	Store store.Store
+	// Counter counts tokens. Nil means o200k_base.
+	Counter tokens.Counter
+	// Budget is the most tokens a first view may take. Zero means 2,000.
+	Budget int
+	// Threshold is the most tokens a text result may have and still pass
+	// through untouched. Zero means the budget.
+	Threshold int
+	// HardCap is the most bytes of a result that ever enter the context
+	// unchanged when it cannot be stored (a full disk, a read-only store):
+	// a result up to this size is shown whole with a warning, a larger one
+	// is projected with its omissions marked as lost. Zero means 64 KiB.
+	HardCap int64
+	// MaxKeep is the most bytes of one result the store keeps; a longer
+	// result keeps its first MaxKeep bytes and the view says so. Zero means
+	// 1 GiB.
+	MaxKeep int64
+	// Exempt lists tool names (path.Match globs) whose results are never
+	// projected: crumb's own read tools, and tools that already return
+	// short summaries.
+	Exempt []string
+	// Tools sets budgets and thresholds per tool; the first policy whose
+	// Match glob matches the tool name applies.
+	Tools []ToolPolicy
+	// Hint renders a continuation in a view. Nil means the crumb command
+	// line ("crumb read REF --lines A:B").
+	Hint recall.Hint
+	// Logger receives warnings (a store that failed, a projector that
+	// fell back). Nil discards them.
+	Logger *slog.Logger
+}
+
+// ToolPolicy overrides the budget and threshold for tools whose names match.
+type ToolPolicy struct {
+	// Match is a path.Match glob over tool names, such as "github_*".
+	Match string
+	// Budget and Threshold override the Config's when positive.
+	Budget    int
+	Threshold int
+	// Exempt passes the tool's results through untouched.
+	Exempt bool
+}
+
+// Guard projects tool results. It is safe for concurrent use.
+type Guard struct {
+	cfg       Config
+	store     store.Store
+	ownsStore bool
+}
+
+// New returns a Guard with cfg's settings, opening the default store when
+// cfg.Store is nil.
+func New(cfg Config) (*Guard, error) {
+	g := &Guard{cfg: cfg}
+	if g.cfg.Counter == nil {
+		g.cfg.Counter = tokens.O200k()
+	}
+	if g.cfg.Budget <= 0 {
+		g.cfg.Budget = DefaultBudget
+	}
+	if g.cfg.Threshold <= 0 {
+		g.cfg.Threshold = g.cfg.Budget
+	}
+	if g.cfg.HardCap <= 0 {
+		g.cfg.HardCap = DefaultHardCap
+	}
+	if g.cfg.MaxKeep <= 0 {
+		g.cfg.MaxKeep = DefaultMaxKeep
+	}
+	if g.cfg.Hint == nil {
+		g.cfg.Hint = recall.CLIHint
+	}
+	if g.cfg.Logger == nil {
+		g.cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	for _, glob := range append(append([]string(nil), g.cfg.Exempt...), policyGlobs(g.cfg.Tools)...) {
+		if _, err := path.Match(glob, ""); err != nil {
+			return nil, fmt.Errorf("crumb: bad tool pattern %q: %w", glob, err)
+		}
+	}
+	g.store = cfg.Store
+	if g.store == nil {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return nil, fmt.Errorf("crumb: finding the store directory: %w", err)
+		}
+		d, err := store.OpenDir(p, store.DirOptions{Logger: g.cfg.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("crumb: opening the store: %w", err)
+		}
+		g.store, g.ownsStore = d, true
+	}
+	return g, nil
+}
+
+func policyGlobs(ps []ToolPolicy) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Match)
+	}
+	return out
+}
+
+// Store returns the store the Guard keeps results in.
+func (g *Guard) Store() store.Store { return g.store }
+
+// Close releases the store if the Guard opened it.
+func (g *Guard) Close() error {
+	if c, ok := g.store.(io.Closer); ok && g.ownsStore {
+		return c.Close()
+	}
+	return nil
+}
+
+// Result is what a tool returned.
+type Result struct {
+	// Tool is the tool's name, for per-tool policies and receipts.
+	Tool string
+	// Args are the tool's arguments, as JSON. A file read's line range or
+	// pattern in them centres the view on what was asked for.
+	Args json.RawMessage
+	// Kind names the kind of result; empty means detect it.
+	Kind Kind
+	// Body is the output when it is in memory.
+	Body []byte
+	// Reader is the output as a stream, read to its end, when Body is nil.
+	Reader io.Reader
+
+	// ExitCode, Signal, TimedOut, Duration and Command describe how a
+	// command ended; a result with an ExitCode is a command's output.
+	ExitCode *int
+	Signal   string
+	TimedOut bool
+	Duration time.Duration
+	Command  []string
+}
+
+// View is what enters the model's context for a result.
+type View struct {
+	// Text is the view: the result itself when it passed through, or a
+	// projection with a header, excerpts and the reads that recover the rest.
+	Text string `json:"view"`
+	// Media holds content blocks kept as media (images, audio) for models
+	// that can see them.
+	Media []json.RawMessage `json:"media,omitempty"`
+	// Ref names the stored result; empty when the result passed through.
+	Ref Ref `json:"ref,omitempty"`
+	// Next reads the first part the view omits; nil when nothing was.
+	Next *Continuation `json:"next,omitempty"`
+	// Receipt tells what happened.
+	Receipt Receipt `json:"receipt"`
+}
+
+// Receipt holds facts about a projection, never content. A measured zero is
+// kept; an unknown figure is absent.
+type Receipt struct {
+	// Output is "exact", "projected", "summarized" or "fallback".
+	Output string `json:"output"`
+	// Kind is the kind of the result.
+	Kind Kind `json:"kind"`
+	// Tool is the tool's name.
+	Tool string `json:"tool,omitempty"`
+	// Ref names the stored result.
+	Ref Ref `json:"ref,omitempty"`
+	// Digest is the SHA-256 of the stored result, lowercase hex.
+	Digest string `json:"digest,omitempty"`
+	// Bytes is the size of the result.
+	Bytes int64 `json:"bytes"`
+	// Lines is the number of lines of the result, when counted.
+	Lines *int64 `json:"lines,omitempty"`
+	// Tokens is the token count of the result and TokensBy how it was
+	// counted: a tokenizer's name, or "estimate".
+	Tokens   *int   `json:"tokens,omitempty"`
+	TokensBy string `json:"tokens_by,omitempty"`
+	// ViewBytes and ViewTokens measure the view's text; ViewTokensBy names
+	// the tokenizer.
+	ViewBytes    int    `json:"view_bytes"`
+	ViewTokens   int    `json:"view_tokens"`
+	ViewTokensBy string `json:"view_tokens_by"`
+	// Budget and Threshold are the limits that applied.
+	Budget    int `json:"budget"`
+	Threshold int `json:"threshold"`
+	// Exempt reports that the tool is exempt from projection.
+	Exempt bool `json:"exempt,omitempty"`
+	// Stored reports that the exact result is in the store; StoreError says
+	// why it is not, when storing was tried and failed.
+	Stored     bool   `json:"stored"`
+	StoreError string `json:"store_error,omitempty"`
+	// Kept is how many bytes the store kept when the result was longer than
+	// the most it keeps (Truncated).
+	Truncated bool   `json:"truncated,omitempty"`
+	Kept      *int64 `json:"kept,omitempty"`
+	// ProjectError says why the kind's projector failed, when the view
+	// fell back to the plain text projection.
+	ProjectError string `json:"project_error,omitempty"`
+}
+
+// Option adjusts one call to Project.
+type Option func(*callOptions)
+
+type callOptions struct {
+	contextLeft int
+}
+
+// ContextLeft tells Project how many tokens are left in the model's context
+// window: the budget and the threshold never exceed it.
+func ContextLeft(tokens int) Option {
+	return func(o *callOptions) { o.contextLeft = tokens }
+}
+
+// limits returns the budget, threshold and exemption for a tool.
+func (g *Guard) limits(tool string, o callOptions) (budget, threshold int, exempt bool) {
+	budget, threshold = g.cfg.Budget, g.cfg.Threshold
+	for _, glob := range g.cfg.Exempt {
+		if ok, _ := path.Match(glob, tool); ok {
+			exempt = true
+		}
+	}
+	for _, p := range g.cfg.Tools {
+		if ok, _ := path.Match(p.Match, tool); ok {
+			if p.Budget > 0 {
+				budget = p.Budget
+				if p.Threshold <= 0 && g.cfg.Threshold == g.cfg.Budget {
+					threshold = p.Budget
+				}
+			}
+			if p.Threshold > 0 {
+				threshold = p.Threshold
+			}
+			exempt = exempt || p.Exempt
+			break
+		}
+	}
+	if o.contextLeft > 0 {
+		budget = min(budget, o.contextLeft)
+		threshold = min(threshold, o.contextLeft)
+	}
+	return budget, threshold, exempt
+}
+
+// Project turns a tool result into the view the model sees. A text result
+// within the threshold, and any result of an exempt tool, passes through
+// unchanged. A larger one is stored exactly, then projected within the
+// budget. Project returns an error only when the result cannot be read or
+// the context ends; a store that fails gives a fallback view that says so.
+func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View, error) {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	budget, threshold, exempt := g.limits(res.Tool, o)
+	rc := Receipt{Tool: res.Tool, Budget: budget, Threshold: threshold, Exempt: exempt, ViewTokensBy: g.cfg.Counter.Name()}
+
+	// Read enough to decide whether the result passes through.
+	body, rest, err := g.prefix(res, exempt, threshold)
+	if err != nil {
+		return nil, err
+	}
+	kind := res.Kind
+	if kind == "" {
+		kind = project.Detect(body[:min(len(body), sniff.Len)], project.Hints{Tool: res.Tool, Command: res.ExitCode != nil || len(res.Command) > 0})
+	}
+	rc.Kind = kind
+	if rest == nil && (exempt || kind != KindBinary) {
+		if exempt || len(body) <= threshold {
+			return g.exact(body, rc, len(body) <= exactCountLimit), nil
+		}
+		if len(body) <= threshold*16 && g.cfg.Counter.Count(string(body)) <= threshold {
+			return g.exact(body, rc, true), nil
+		}
+	}
+
+	// Store the exact result, keeping a head and a tail in memory in case
+	// storing fails.
+	var r io.Reader = bytes.NewReader(body)
+	if rest != nil {
+		r = io.MultiReader(r, rest)
+	}
+	keep := newHeadTail(g.cfg.HardCap)
+	meta := store.Meta{Tool: res.Tool, Kind: string(kind), Args: res.Args, Limit: g.cfg.MaxKeep, Attrs: commandAttrs(res)}
+	info, err := g.store.Put(ctx, io.TeeReader(r, keep), meta)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// Read the rest, so the tail of the output is still seen.
+		if _, cerr := io.Copy(keep, r); cerr != nil {
+			return nil, fmt.Errorf("crumb: reading the result: %w", cerr)
+		}
+		g.cfg.Logger.Warn("crumb: storing a result failed", "tool", res.Tool, "err", err)
+		return g.fallback(ctx, res, kind, keep, err, rc, budget)
+	}
+	obj, err := g.store.Open(ctx, info.Ref)
+	if err != nil {
+		g.cfg.Logger.Warn("crumb: reading back a stored result failed", "tool", res.Tool, "ref", info.Ref, "err", err)
+		return g.fallback(ctx, res, kind, keep, err, rc, budget)
+	}
+	defer obj.Close()
+	rc.Ref, rc.Digest, rc.Bytes, rc.Stored = info.Ref, info.Digest, info.Size, true
+	if info.Truncated {
+		rc.Truncated, rc.Bytes = true, info.SourceSize
+		kept := info.Size
+		rc.Kept = &kept
+	}
+	g.countResult(&rc, keep, info.Size)
+	in := g.input(ctx, res, obj, budget)
+	in.Ref, in.Digest = info.Ref, info.Digest
+	in.Truncated, in.SourceSize = info.Truncated, info.SourceSize
+	return g.finish(ctx, kind, in, rc)
+}
+
+// prefix reads the result's first bytes: all of it when it is in memory or
+// small, and enough of a stream to know it is larger than the threshold.
+// rest is nil when body holds the whole result.
+func (g *Guard) prefix(res Result, exempt bool, threshold int) (body []byte, rest io.Reader, err error) {
+	if res.Body != nil || res.Reader == nil {
+		return res.Body, nil, nil
+	}
+	if exempt {
+		b, err := io.ReadAll(res.Reader)
+		if err != nil {
+			return nil, nil, fmt.Errorf("crumb: reading the result: %w", err)
+		}
+		return b, nil, nil
+	}
+	limit := int64(max(threshold*16, sniff.Len)) + 1
+	b, err := io.ReadAll(io.LimitReader(res.Reader, limit))
+	if err != nil {
+		return nil, nil, fmt.Errorf("crumb: reading the result: %w", err)
+	}
+	if int64(len(b)) < limit {
+		return b, nil, nil
+	}
+	return b, res.Reader, nil
+}
+
+func (g *Guard) exact(body []byte, rc Receipt, count bool) *View {
+	rc.Output = OutputExact
+	rc.Bytes = int64(len(body))
+	rc.ViewBytes = len(body)
+	n := g.cfg.Counter.Count(string(body))
+	if !count {
+		n = tokens.Estimate(string(body))
+		rc.ViewTokensBy = tokens.EstimateName
+	}
+	rc.ViewTokens = n
+	rc.Tokens, rc.TokensBy = &n, rc.ViewTokensBy
+	return &View{Text: string(body), Receipt: rc}
+}
+
+// countResult records the result's token count: exact for a small result,
+// estimated from what was seen for a large one.
+func (g *Guard) countResult(rc *Receipt, keep *headTail, size int64) {
+	if size <= exactCountLimit && keep.complete() {
+		n := g.cfg.Counter.Count(string(keep.head))
+		rc.Tokens, rc.TokensBy = &n, g.cfg.Counter.Name()
+		return
+	}
+	// Scale the estimate of the bytes seen to the whole size.
+	sample := string(keep.head) + string(keep.tailBytes())
+	if len(sample) == 0 {
+		return
+	}
+	n := int(float64(tokens.Estimate(sample)) * float64(rc.Bytes) / float64(len(sample)))
+	rc.Tokens, rc.TokensBy = &n, tokens.EstimateName
+}
+
+func commandAttrs(res Result) map[string]string {
+	a := map[string]string{}
+	if res.ExitCode != nil {
+		a["exit_code"] = strconv.Itoa(*res.ExitCode)
+	}
+	if res.Signal != "" {
+		a["signal"] = res.Signal
+	}
+	if res.TimedOut {
+		a["timed_out"] = "true"
+	}
+	if res.Duration > 0 {
+		a["duration_ms"] = strconv.FormatInt(res.Duration.Milliseconds(), 10)
+	}
+	if len(a) == 0 {
+		return nil
+	}
+	return a
+}
+
+// input builds a projector's input over a source.
+func (g *Guard) input(ctx context.Context, res Result, src project.Source, budget int) *project.Input {
+	return &project.Input{
+		Source:   src,
+		Tool:     res.Tool,
+		Args:     res.Args,
+		ExitCode: res.ExitCode,
+		Signal:   res.Signal,
+		TimedOut: res.TimedOut,
+		Duration: res.Duration,
+		Command:  res.Command,
+		Budget:   budget,
+		Counter:  g.cfg.Counter,
+		Hint:     g.cfg.Hint,
+		Line:     g.lineFunc(ctx),
+	}
+}
+
+func (g *Guard) lineFunc(ctx context.Context) recall.LineFunc { return LineRenderer(ctx, g.store) }
+
+// LineRenderer returns the renderer that views and pages use for lines of
+// content: clean text (no escape sequences or control bytes, valid UTF-8),
+// with base64 blobs and data: URLs stored in st and replaced by a reference
+// that names their type and size.
+func LineRenderer(ctx context.Context, st store.Store) recall.LineFunc {
+	put := func(data []byte) (string, error) {
+		info, err := st.Put(ctx, bytes.NewReader(data), store.Meta{Tool: "crumb/blob", Kind: string(KindBinary)})
+		if err != nil {
+			return "", err
+		}
+		return "ref " + string(info.Ref), nil
+	}
+	return func(line []byte, fragment bool) string {
+		s, _ := blobs.Replace(textfmt.CleanLine(line), put, fragment)
+		return s
+	}
+}
+
+// finish runs the kind's projector, falling back to the text projector if it
+// fails, and completes the receipt.
+func (g *Guard) finish(ctx context.Context, kind Kind, in *project.Input, rc Receipt) (*View, error) {
+	out, err := project.Project(ctx, kind, in)
+	if err != nil && ctx.Err() == nil && kind != KindText && kind != KindBinary {
+		g.cfg.Logger.Warn("crumb: projector failed; using the text projection", "kind", kind, "err", err)
+		rc.ProjectError = err.Error()
+		out, err = project.Project(ctx, KindText, in)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("crumb: projecting a %s result: %w", kind, err)
+	}
+	rc.Output = OutputProjected
+	if rc.StoreError != "" || rc.ProjectError != "" {
+		rc.Output = OutputFallback
+	}
+	rc.ViewBytes = len(out.Text)
+	rc.ViewTokens = g.cfg.Counter.Count(out.Text)
+	if n, err := project.LinesOf(in); err == nil {
+		rc.Lines = &n
+	}
+	v := &View{Text: out.Text, Media: out.Media, Next: out.Next, Receipt: rc}
+	if rc.Stored {
+		v.Ref = rc.Ref
+	}
+	if a, ok := g.store.(store.Annotator); ok && rc.Stored {
+		attrs := map[string]string{"view_tokens": strconv.Itoa(rc.ViewTokens), "view_bytes": strconv.Itoa(rc.ViewBytes)}
+		if rc.Tokens != nil {
+			attrs["tokens"] = strconv.Itoa(*rc.Tokens)
+			attrs["tokens_by"] = rc.TokensBy
+		}
+		if err := a.Annotate(ctx, rc.Ref, attrs); err != nil {
+			g.cfg.Logger.Warn("crumb: recording view size", "ref", rc.Ref, "err", err)
+		}
+	}
+	return v, nil
+}
+
+// fallback builds the view when the result could not be stored: the whole
+// result with a warning when it is small enough, else a projection of what
+// was kept in memory with its omissions marked as lost.
+func (g *Guard) fallback(ctx context.Context, res Result, kind Kind, keep *headTail, cause error, rc Receipt, budget int) (*View, error) {
+	rc.StoreError = errorText(cause)
+	rc.Bytes = keep.total
+	if keep.complete() && kind != KindBinary {
+		rc.Output = OutputFallback
+		text := "[crumb could not store this result (" + rc.StoreError + "); it is shown whole]\n" + string(keep.head)
+		rc.ViewBytes, rc.ViewTokens = len(text), g.cfg.Counter.Count(text)
+		return &View{Text: text, Receipt: rc}, nil
+	}
+	src := keep.source()
+	in := g.input(ctx, res, src, budget)
+	in.StoreError = rc.StoreError
+	in.Digest = src.Info().Digest
+	if !keep.complete() {
+		in.Truncated, in.SourceSize = true, keep.total
+	}
+	return g.finish(ctx, kind, in, rc)
+}
+
+// errorText shortens an error for a view: its message, without the chain of
+// contexts a log would want.
+func errorText(err error) string {
+	var pe interface{ Unwrap() error }
+	msg := err.Error()
+	for errors.As(err, &pe) {
+		inner := pe.Unwrap()
+		if inner == nil {
+			break
+		}
+		err = inner
+	}
+	if root := err.Error(); root != "" && len(msg) > 200 {
+		return root
+	}
+	return msg
+}

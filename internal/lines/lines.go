@@ -1,0 +1,318 @@
+// Package lines gives line-addressed access to a stored result without
+// holding it in memory: where line N starts, which line an offset falls in,
+// and whole lines read forward or backward from an offset, each capped in
+// length so that a single 1 GB line costs no more memory than a short one.
+package lines
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// blockSize is the unit of reads; a multiple of the store's chunk size keeps
+// verified-chunk caching effective.
+const blockSize = 64 << 10
+
+// Doc is a text addressed by lines. It is not safe for concurrent use.
+type Doc struct {
+	r    io.ReaderAt
+	size int64
+	// newlines is the total number of '\n' bytes, or -1 while unknown.
+	newlines int64
+	// chunkNL[i] is the number of '\n' before byte i*chunkSize.
+	chunkNL   []int64
+	chunkSize int64
+	buf       []byte
+}
+
+// New returns a Doc over r, which holds size bytes. newlines, when not nil, is
+// the number of newline bytes in r, and chunkNL[i] the number before byte
+// i*chunkSize; without them, the Doc counts by scanning when it must.
+func New(r io.ReaderAt, size int64, newlines *int64, chunkNL []int64, chunkSize int64) *Doc {
+	d := &Doc{r: r, size: size, newlines: -1, chunkSize: chunkSize}
+	if newlines != nil {
+		d.newlines = *newlines
+		if chunkSize > 0 && int64(len(chunkNL)) == (size+chunkSize-1)/chunkSize {
+			d.chunkNL = chunkNL
+		}
+	}
+	return d
+}
+
+// Size returns the number of bytes.
+func (d *Doc) Size() int64 { return d.size }
+
+func (d *Doc) block() []byte {
+	if d.buf == nil {
+		d.buf = make([]byte, blockSize)
+	}
+	return d.buf
+}
+
+// readAt reads len(p) bytes at off, or fewer at the end of the document.
+func (d *Doc) readAt(p []byte, off int64) (int, error) {
+	if off >= d.size {
+		return 0, nil
+	}
+	if rem := d.size - off; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := d.r.ReadAt(p, off)
+	if err != nil && !(errors.Is(err, io.EOF) && n == len(p)) {
+		return n, err
+	}
+	return n, nil
+}
+
+// countNewlines counts '\n' in [from, to).
+func (d *Doc) countNewlines(from, to int64) (int64, error) {
+	var n int64
+	buf := d.block()
+	for off := from; off < to; {
+		m := min(int64(len(buf)), to-off)
+		k, err := d.readAt(buf[:m], off)
+		if err != nil {
+			return 0, err
+		}
+		if k == 0 {
+			break
+		}
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		off += int64(k)
+	}
+	return n, nil
+}
+
+// Newlines returns the number of newline bytes, scanning once if unknown.
+func (d *Doc) Newlines() (int64, error) {
+	if d.newlines < 0 {
+		n, err := d.countNewlines(0, d.size)
+		if err != nil {
+			return 0, err
+		}
+		d.newlines = n
+	}
+	return d.newlines, nil
+}
+
+// EndsWithNewline reports whether the last byte is a newline.
+func (d *Doc) EndsWithNewline() (bool, error) {
+	if d.size == 0 {
+		return false, nil
+	}
+	var b [1]byte
+	if _, err := d.readAt(b[:], d.size-1); err != nil {
+		return false, err
+	}
+	return b[0] == '\n', nil
+}
+
+// Lines returns the number of lines: a final line without a newline counts,
+// an empty document has none.
+func (d *Doc) Lines() (int64, error) {
+	n, err := d.Newlines()
+	if err != nil {
+		return 0, err
+	}
+	nl, err := d.EndsWithNewline()
+	if err != nil {
+		return 0, err
+	}
+	if d.size > 0 && !nl {
+		n++
+	}
+	return n, nil
+}
+
+// newlinesBefore returns the number of '\n' in [0, off).
+func (d *Doc) newlinesBefore(off int64) (int64, error) {
+	if off <= 0 {
+		return 0, nil
+	}
+	off = min(off, d.size)
+	if d.chunkNL != nil {
+		c := off / d.chunkSize
+		base := c * d.chunkSize
+		if c >= int64(len(d.chunkNL)) {
+			return d.newlines, nil
+		}
+		n, err := d.countNewlines(base, off)
+		return d.chunkNL[c] + n, err
+	}
+	return d.countNewlines(0, off)
+}
+
+// LineAt returns the 1-based number of the line that holds byte off. An
+// offset at the end of the document gives the number of the line that would
+// start there.
+func (d *Doc) LineAt(off int64) (int64, error) {
+	n, err := d.newlinesBefore(off)
+	return n + 1, err
+}
+
+// LineStart returns the byte offset where line n (1-based) starts. Line
+// Lines()+1 starts at Size(); later lines are out of range.
+func (d *Doc) LineStart(n int64) (int64, error) {
+	if n < 1 {
+		return 0, fmt.Errorf("lines: line %d: lines are numbered from 1", n)
+	}
+	if n == 1 {
+		return 0, nil
+	}
+	total, err := d.Lines()
+	if err != nil {
+		return 0, err
+	}
+	if n > total+1 {
+		return 0, fmt.Errorf("lines: line %d is past the end (%d lines)", n, total)
+	}
+	want := n - 1 // the newline that ends line n-1
+	from := int64(0)
+	var seen int64
+	if d.chunkNL != nil {
+		// The last chunk whose preceding newlines are fewer than want.
+		lo, hi := 0, len(d.chunkNL)-1
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if d.chunkNL[mid] < want {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		from, seen = int64(lo)*d.chunkSize, d.chunkNL[lo]
+	}
+	buf := d.block()
+	for off := from; off < d.size; {
+		k, err := d.readAt(buf, off)
+		if err != nil {
+			return 0, err
+		}
+		if k == 0 {
+			break
+		}
+		b := buf[:k]
+		c := int64(bytes.Count(b, []byte{'\n'}))
+		if seen+c < want {
+			seen += c
+			off += int64(k)
+			continue
+		}
+		for i := 0; i < k; i++ {
+			if b[i] == '\n' {
+				seen++
+				if seen == want {
+					return off + int64(i) + 1, nil
+				}
+			}
+		}
+		off += int64(k)
+	}
+	// want == total newlines + 1 is impossible here; a final line without a
+	// newline starts after the last newline, found above.
+	return d.size, nil
+}
+
+// Line is one line read from a Doc.
+type Line struct {
+	// Start is the offset of the line's first byte; End the offset just past
+	// its newline (or past its last byte when it has none).
+	Start, End int64
+	// Text holds the line without its newline, at most the cap asked for.
+	Text []byte
+	// Cut reports that Text holds only the first part of the line.
+	Cut bool
+}
+
+// Len returns the length of the whole line in bytes, newline included.
+func (l Line) Len() int64 { return l.End - l.Start }
+
+// ReadLine reads the line that starts at off, keeping at most max bytes of
+// its text. It scans to the line's end to report End, in blocks, without
+// holding more than max bytes. At the end of the document it returns io.EOF.
+func (d *Doc) ReadLine(off int64, max int) (Line, error) {
+	if off >= d.size {
+		return Line{}, io.EOF
+	}
+	l := Line{Start: off}
+	buf := d.block()
+	for pos := off; ; {
+		k, err := d.readAt(buf, pos)
+		if err != nil {
+			return Line{}, err
+		}
+		if k == 0 {
+			l.End = d.size
+			return l, nil
+		}
+		b := buf[:k]
+		i := bytes.IndexByte(b, '\n')
+		part := b
+		if i >= 0 {
+			part = b[:i]
+		}
+		if room := max - len(l.Text); room > 0 {
+			take := part
+			if len(take) > room {
+				take = take[:room]
+				l.Cut = true
+			}
+			l.Text = append(l.Text, take...)
+		} else if len(part) > 0 {
+			l.Cut = true
+		}
+		if i >= 0 {
+			l.End = pos + int64(i) + 1
+			return l, nil
+		}
+		pos += int64(k)
+		if pos >= d.size {
+			l.End = d.size
+			return l, nil
+		}
+	}
+}
+
+// PrevLineStart returns the offset where the line that ends just before
+// end starts: end must be a line start (or Size()). It scans backward in
+// blocks.
+func (d *Doc) PrevLineStart(end int64) (int64, error) {
+	if end <= 0 {
+		return 0, io.EOF
+	}
+	// Skip the newline that ends the previous line.
+	pos := end - 1
+	var b [1]byte
+	if _, err := d.readAt(b[:], pos); err != nil {
+		return 0, err
+	}
+	if b[0] != '\n' {
+		pos = end
+	}
+	buf := d.block()
+	for pos > 0 {
+		from := max(0, pos-int64(len(buf)))
+		k, err := d.readAt(buf[:pos-from], from)
+		if err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:k], '\n'); i >= 0 {
+			return from + int64(i) + 1, nil
+		}
+		pos = from
+	}
+	return 0, nil
+}
+
+// ReadRange returns the bytes [from, to), which must be small.
+func (d *Doc) ReadRange(from, to int64) ([]byte, error) {
+	to = min(to, d.size)
+	if from >= to {
+		return nil, nil
+	}
+	p := make([]byte, to-from)
+	n, err := d.readAt(p, from)
+	return p[:n], err
+}

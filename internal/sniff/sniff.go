@@ -1,0 +1,89 @@
+// Package sniff tells binary content from text by its first bytes, and names
+// what a binary is, so that no raw byte of it ever reaches a view.
+package sniff
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	_ "image/gif"  // register GIF for image.DecodeConfig
+	_ "image/jpeg" // register JPEG for image.DecodeConfig
+	_ "image/png"  // register PNG for image.DecodeConfig
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gabriel-vasile/mimetype"
+	_ "golang.org/x/image/webp" // register WebP for image.DecodeConfig
+)
+
+// Len is how many leading bytes the sniffers look at.
+const Len = 8192
+
+// MIME returns the detected media type of content that begins with head, such
+// as "image/png" or "text/plain; charset=utf-8".
+func MIME(head []byte) string {
+	return mimetype.Detect(head).String()
+}
+
+// IsBinary reports whether content that begins with head is binary: it holds
+// a NUL byte, more than a trace of invalid UTF-8, other control bytes in bulk,
+// or starts with the magic number of a known binary format.
+func IsBinary(head []byte) bool {
+	if len(head) > Len {
+		head = head[:Len]
+	}
+	if len(head) == 0 {
+		return false
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	if !isText(mimetype.Detect(head)) {
+		return true
+	}
+	// A cut multi-byte sequence at the end of the sample is not evidence.
+	body := head
+	if len(body) > utf8.UTFMax {
+		body = body[:len(body)-utf8.UTFMax]
+	}
+	bad, ctl := 0, 0
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b && c != '\b' {
+				ctl++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && size == 1 {
+			bad++
+		}
+		i += size
+	}
+	// Tolerate a few stray bytes in a log; reject content that is mostly not text.
+	return bad*100 > len(body) || bad > 64 || ctl*20 > len(body)
+}
+
+func isText(m *mimetype.MIME) bool {
+	for ; m != nil; m = m.Parent() {
+		if m.Is("text/plain") {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe names binary content that begins with head for a view: its media
+// type and, for images, their size in pixels ("image/png, 640x480").
+func Describe(head []byte) string {
+	m := mimetype.Detect(head)
+	s := m.String()
+	if strings.HasPrefix(s, "image/") {
+		if cfg, _, err := image.DecodeConfig(bytes.NewReader(head)); err == nil {
+			s += fmt.Sprintf(", %dx%d", cfg.Width, cfg.Height)
+		}
+	}
+	return s
+}

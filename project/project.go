@@ -1,0 +1,176 @@
+// Package project turns a stored result into a view: the small first look a
+// model gets, within a token budget, cut along the result's own boundaries
+// (whole lines, whole paths, whole JSON values), with every omission named
+// and followed by the exact read that recovers it.
+//
+// One [Projector] serves each [Kind]. Projectors read the stored result
+// through an [Input] with random access and never hold more than their budget
+// in memory, so projecting a 1 GB log costs about what projecting a 1 MB one
+// does. The same input and options give a byte-identical view.
+package project
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/crumb-dev/crumb/internal/lines"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
+)
+
+// Kind names a kind of result; each kind has its own projector.
+type Kind string
+
+// The kinds crumb knows.
+const (
+	KindText    Kind = "text"    // plain text and logs
+	KindFile    Kind = "file"    // a file read: source code, configuration, documents
+	KindDir     Kind = "dir"     // a directory listing
+	KindCommand Kind = "command" // a command's interleaved stdout and stderr
+	KindJSON    Kind = "json"    // a JSON document
+	KindMCP     Kind = "mcp"     // an MCP CallToolResult
+	KindBinary  Kind = "binary"  // anything that is not text
+)
+
+// Kinds lists every kind, in a stable order.
+var Kinds = []Kind{KindText, KindFile, KindDir, KindCommand, KindJSON, KindMCP, KindBinary}
+
+// ParseKind validates a kind name; "" and "auto" mean "detect it".
+func ParseKind(s string) (Kind, error) {
+	if s == "" || s == "auto" {
+		return "", nil
+	}
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("project: unknown kind %q (want one of text, file, dir, command, json, mcp, binary)", s)
+}
+
+// Source is the exact content being projected: a stored object, or an
+// in-memory stand-in when storing failed.
+type Source interface {
+	io.ReaderAt
+	Size() int64
+	Info() store.Info
+}
+
+// Input is what a projector works from.
+type Input struct {
+	// Source holds the exact result.
+	Source Source
+	// Ref names the stored result; empty when it could not be stored, in
+	// which case omissions are reported as unrecoverable.
+	Ref store.Ref
+	// Digest is the SHA-256 of the content, lowercase hex.
+	Digest string
+
+	// Tool and Args describe the call that produced the result.
+	Tool string
+	Args json.RawMessage
+
+	// ExitCode, Signal, TimedOut and Duration describe a command's end.
+	ExitCode *int
+	Signal   string
+	TimedOut bool
+	Duration time.Duration
+	// Command is the command line that ran, for command results.
+	Command []string
+
+	// Budget is the most tokens the view may take, all included.
+	Budget int
+	// Counter counts tokens.
+	Counter tokens.Counter
+	// Hint renders a continuation for the view.
+	Hint recall.Hint
+	// Line renders one line of content; it sanitizes and may replace
+	// embedded base64 blobs with references.
+	Line recall.LineFunc
+	// Truncated and SourceSize report that only the first Source.Size()
+	// bytes of a SourceSize-byte result were kept.
+	Truncated  bool
+	SourceSize int64
+	// StoreError, when set, says why the result could not be stored.
+	StoreError string
+}
+
+// Doc returns line-addressed access to the input.
+func (in *Input) Doc() *lines.Doc {
+	info := in.Source.Info()
+	return lines.New(in.Source, in.Source.Size(), info.Newlines, info.ChunkNewlines, store.ChunkSize)
+}
+
+// Rev is the revision continuations of this input carry.
+func (in *Input) Rev() string { return recall.Rev(in.Digest) }
+
+// hint renders a continuation, or says the rest cannot be read back when the
+// result was not stored.
+func (in *Input) hint(r recall.Request) string {
+	if in.Ref == "" {
+		return "not recoverable: the result could not be stored"
+	}
+	return in.Hint(r)
+}
+
+// Output is a projector's view.
+type Output struct {
+	// Text is what enters the model's context.
+	Text string
+	// Next is the first continuation: the read that shows the first part
+	// the view omits. Nil when nothing was omitted.
+	Next *recall.Request
+	// Complete reports that the view shows the whole result.
+	Complete bool
+	// Media holds blocks kept as media (images, audio) for MCP results.
+	Media []json.RawMessage
+}
+
+// Projector turns an input into a view within its budget.
+type Projector interface {
+	Project(ctx context.Context, in *Input) (Output, error)
+}
+
+// ProjectorFunc adapts a function to the Projector interface.
+type ProjectorFunc func(ctx context.Context, in *Input) (Output, error)
+
+// Project calls f.
+func (f ProjectorFunc) Project(ctx context.Context, in *Input) (Output, error) { return f(ctx, in) }
+
+var projectors = map[Kind]Projector{}
+
+// Register makes p the projector for kind k. It is meant to be called from
+// init functions of this package and of programs that add kinds.
+func Register(k Kind, p Projector) { projectors[k] = p }
+
+// For returns the projector for a kind; unknown kinds get the text projector.
+func For(k Kind) Projector {
+	if p, ok := projectors[k]; ok {
+		return p
+	}
+	return projectors[KindText]
+}
+
+// Project runs the projector for kind k over in.
+func Project(ctx context.Context, k Kind, in *Input) (Output, error) {
+	if in.Counter == nil {
+		in.Counter = tokens.O200k()
+	}
+	if in.Hint == nil {
+		in.Hint = recall.CLIHint
+	}
+	if in.Line == nil {
+		in.Line = recall.PlainLine
+	}
+	if in.Budget < recall.MinBudget {
+		in.Budget = recall.MinBudget
+	}
+	return For(k).Project(ctx, in)
+}
+
+// LinesOf returns the number of lines of an input.
+func LinesOf(in *Input) (int64, error) { return in.Doc().Lines() }

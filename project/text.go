@@ -1,0 +1,77 @@
+package project
+
+import (
+	"context"
+	"strings"
+
+	"github.com/crumb-dev/crumb/recall"
+)
+
+func init() {
+	Register(KindText, ProjectorFunc(projectText))
+}
+
+// headShare is the part of the room for excerpts that the head of a text
+// may take; the tail gets the rest, and more when the head is short, since
+// the end of a log or an output is where its outcome usually is.
+const headShare = 0.4
+
+// projectText shows whole lines from the head and, weighted more, from the
+// tail, with the omitted middle named in the header and where it sits.
+func projectText(ctx context.Context, in *Input) (Output, error) {
+	e, err := newExcerptor(in, false)
+	if err != nil {
+		return Output{}, err
+	}
+	return e.headTail(ctx, layout{title: "text"})
+}
+
+// headTail fills a layout with a head and a tail excerpt, around whatever
+// prelude the layout already has, and renders it within the budget.
+func (e *excerptor) headTail(ctx context.Context, l layout) (Output, error) {
+	size := e.doc.Size()
+	room := e.in.Budget - e.overhead(l, 1)
+	for _, p := range l.prelude {
+		room -= e.cost(p)
+	}
+	head, used, err := e.forward(0, size, int(float64(room)*headShare))
+	if err != nil {
+		return Output{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Output{}, err
+	}
+	tail, _, err := e.backward(size, head.to, room-used)
+	if err != nil {
+		return Output{}, err
+	}
+	l.excerpts = []excerpt{head, tail}
+	text, next, err := e.fit(l)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}, nil
+}
+
+// overhead returns the tokens that the header of l and n omission markers
+// take at most, with the longest numbers they could hold.
+func (e *excerptor) overhead(l layout, n int) int {
+	size := e.doc.Size()
+	worst := gap{from: 0, to: size, label: "lines " + strings.Repeat("9", e.width+e.width/3) + "-" + strings.Repeat("9", e.width+e.width/3),
+		req: recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &recall.Span{From: e.total + 1, To: e.total + 1}}}
+	gs := make([]gap, max(n, 1))
+	for i := range gs {
+		gs[i] = worst
+	}
+	fake := l
+	x := excerpt{first: e.total, lines: []string{""}}
+	fake.excerpts = []excerpt{x, x, x}
+	total := e.cost(e.header(fake, gs))
+	for range n {
+		total += e.cost(e.marker(worst))
+	}
+	if e.in.StoreError != "" {
+		total += e.cost("[crumb could not store this result: " + e.in.StoreError + "; what is omitted here cannot be read back]")
+	}
+	return total + 4
+}

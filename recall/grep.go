@@ -1,0 +1,380 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/crumb-dev/crumb/internal/lines"
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/store"
+)
+
+// grepBlock is how much is searched at once; matches are found in the block
+// with the regexp engine's own scanning and only then mapped to lines.
+const grepBlock = 1 << 20
+
+// matchWindow is the most bytes of a matching line shown around the match.
+const matchWindow = 400
+
+// countLimit bounds how far past a full page a search keeps counting
+// matches, so a page of a huge result stays quick.
+const countLimit = 64 << 20
+
+// Grep searches a stored result for lines matching the request's pattern and
+// returns a page of matches with line numbers, in the manner of grep -n:
+// "N:line" for matches, "N-line" for context lines and "--" between groups.
+func Grep(ctx context.Context, st store.Store, req Request, opts Options) (Page, error) {
+	if req.Grep == nil {
+		return Page{}, fmt.Errorf("%w: no search pattern", ErrBadRequest)
+	}
+	return Read(ctx, st, req, opts)
+}
+
+// Compile compiles a search pattern as Grep does.
+func Compile(g GrepSpec) (*regexp.Regexp, error) {
+	p := g.Pattern
+	if g.IgnoreCase {
+		p = "(?i)" + p
+	}
+	re, err := regexp.Compile("(?m)" + p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: pattern %q is not a valid RE2 expression: %v", ErrBadRequest, clip(g.Pattern), err)
+	}
+	return re, nil
+}
+
+type match struct {
+	line  int64
+	start int64 // offset of the line
+	end   int64 // offset past the line's newline
+}
+
+// scanner finds matching lines in order, from a starting offset.
+type scanner struct {
+	doc  *lines.Doc
+	re   *regexp.Regexp
+	pos  int64 // next offset to search
+	line int64 // line number at pos
+	buf  []byte
+	// pending matches found in the current block
+	queue []match
+}
+
+func (s *scanner) next(ctx context.Context) (match, bool, error) {
+	for len(s.queue) == 0 {
+		if s.pos >= s.doc.Size() {
+			return match{}, false, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return match{}, false, err
+		}
+		if err := s.fill(); err != nil {
+			return match{}, false, err
+		}
+	}
+	m := s.queue[0]
+	s.queue = s.queue[1:]
+	return m, true, nil
+}
+
+// fill searches the next block of whole lines and queues its matches.
+func (s *scanner) fill() error {
+	if s.buf == nil {
+		s.buf = make([]byte, grepBlock)
+	}
+	blk, err := s.doc.ReadRange(s.pos, s.pos+grepBlock)
+	if err != nil {
+		return err
+	}
+	if len(blk) == 0 {
+		s.pos = s.doc.Size()
+		return nil
+	}
+	// Search whole lines only: stop the block at its last newline unless
+	// it is the end of the document or a single line longer than a block.
+	if end := s.pos + int64(len(blk)); end < s.doc.Size() {
+		if i := bytes.LastIndexByte(blk, '\n'); i >= 0 {
+			blk = blk[:i+1]
+		} else {
+			// One line longer than a block: search it whole, in a bounded
+			// window, by reading the line with a cap.
+			l, err := s.doc.ReadLine(s.pos, grepBlock*4)
+			if err != nil {
+				return err
+			}
+			if s.re.Match(l.Text) {
+				s.queue = append(s.queue, match{line: s.line, start: l.Start, end: l.End})
+			}
+			s.pos, s.line = l.End, s.line+1
+			return nil
+		}
+	}
+	// line is the number of the line that starts at blk[off].
+	base, line, off := s.pos, s.line, 0
+	for off < len(blk) {
+		loc := s.re.FindIndex(blk[off:])
+		if loc == nil {
+			break
+		}
+		at := off + loc[0]
+		if at >= len(blk) {
+			break // an empty match past the last line
+		}
+		ls := off + bytes.LastIndexByte(blk[off:at], '\n') + 1
+		line += int64(bytes.Count(blk[off:ls], []byte{'\n'}))
+		le := len(blk)
+		if i := bytes.IndexByte(blk[at:], '\n'); i >= 0 {
+			le = at + i + 1
+		}
+		// A match that spans lines counts only if its first line matches
+		// on its own, as grep matches line by line.
+		if s.re.Match(bytes.TrimSuffix(blk[ls:le], []byte{'\n'})) {
+			s.queue = append(s.queue, match{line: line, start: base + int64(ls), end: base + int64(le)})
+		}
+		if blk[le-1] == '\n' {
+			line++
+		}
+		off = le
+	}
+	line += int64(bytes.Count(blk[off:], []byte{'\n'}))
+	s.pos, s.line = base+int64(len(blk)), line
+	return nil
+}
+
+func grepObject(ctx context.Context, obj store.Object, req Request, opts Options) (Page, error) {
+	g := *req.Grep
+	re, err := Compile(g)
+	if err != nil {
+		return Page{}, err
+	}
+	if isBinary(obj) {
+		return Page{}, fmt.Errorf("%w: %s holds binary content; there are no lines to search", ErrBinary, req.Ref)
+	}
+	doc := NewDoc(obj)
+	total, err := doc.Lines()
+	if err != nil {
+		return Page{}, err
+	}
+	startLine := max(g.From, 1)
+	if startLine > total && total > 0 {
+		return Page{}, fmt.Errorf("%w: --from %d is past the end: %s has %s", ErrOutOfRange, startLine, req.Ref, textfmt.Plural(total, "line"))
+	}
+	start, err := doc.LineStart(startLine)
+	if err != nil {
+		return Page{}, err
+	}
+	sc := &scanner{doc: doc, re: re, pos: start, line: startLine}
+	big := int64(1) << 40
+	reserve := opts.Counter.Count(grepHeader(req, g, 1_000_000, big, false, total, total)) +
+		opts.Counter.Count("[next: "+opts.Hint(Request{Ref: req.Ref, Rev: req.Rev, Grep: &GrepSpec{Pattern: g.Pattern, IgnoreCase: g.IgnoreCase, Context: g.Context, Max: g.Max, From: total, Skip: 1_000_000}})+"]") + 4
+	room := opts.Budget - reserve
+
+	var body strings.Builder
+	used, shown := 0, 0
+	lastShown := int64(0) // the last line written, so context is not repeated
+	firstShown := int64(0)
+	capped := func() bool { return g.Max > 0 && g.Skip+shown >= g.Max }
+	// One match of lookahead bounds the after-context of the current one.
+	cur, ok, err := sc.next(ctx)
+	if err != nil {
+		return Page{}, err
+	}
+	var stoppedAt *match // the first match not shown for lack of room
+	for ok && !capped() {
+		nxt, more, err := sc.next(ctx)
+		if err != nil {
+			return Page{}, err
+		}
+		limit := total
+		if more {
+			limit = nxt.line - 1
+		}
+		gr, err := renderGroup(doc, cur, g.Context, lastShown, limit, re, opts)
+		if err != nil {
+			return Page{}, err
+		}
+		n := opts.Counter.Count(gr.text)
+		if used+n > room && shown > 0 {
+			c := cur
+			stoppedAt = &c
+			if more {
+				sc.queue = append([]match{nxt}, sc.queue...)
+			}
+			break
+		}
+		if used+n > room {
+			// One group larger than the page: the match line alone.
+			if gr, err = renderGroup(doc, cur, 0, lastShown, cur.line, re, opts); err != nil {
+				return Page{}, err
+			}
+			n = opts.Counter.Count(gr.text)
+		}
+		body.WriteString(gr.text)
+		used += n
+		shown++
+		if firstShown == 0 {
+			firstShown = gr.first
+		}
+		lastShown = gr.last
+		cur, ok = nxt, more
+	}
+	var next *Request
+	if stoppedAt != nil && !capped() {
+		ng := g
+		ng.From, ng.Skip = stoppedAt.line, g.Skip+shown
+		next = &Request{Ref: req.Ref, Rev: req.Rev, Grep: &ng}
+	}
+	// Count the matches after this page, when that is cheap, so the header
+	// can say how many there are in all.
+	remaining, counted := 0, true
+	if stoppedAt != nil || (capped() && ok) {
+		remaining = 1
+		limit := sc.pos + countLimit
+		for {
+			if sc.pos >= limit && len(sc.queue) == 0 {
+				counted = sc.pos >= doc.Size()
+				break
+			}
+			_, more, err := sc.next(ctx)
+			if err != nil {
+				return Page{}, err
+			}
+			if !more {
+				break
+			}
+			remaining++
+		}
+	}
+	var out strings.Builder
+	out.WriteString(grepHeader(req, g, shown, int64(g.Skip+shown+remaining), counted, startLine, total))
+	if shown > 0 {
+		out.WriteString("; lines " + textfmt.Int(firstShown) + "-" + textfmt.Int(lastShown) + " shown")
+	}
+	out.WriteString("]\n")
+	out.WriteString(body.String())
+	switch {
+	case next != nil:
+		out.WriteString("[next: " + opts.Hint(*next) + "]")
+	case capped() && remaining > 0:
+		out.WriteString(fmt.Sprintf("[stopped at --max %d matches]", g.Max))
+	case shown == 0:
+		return Page{Text: strings.TrimSuffix(out.String(), "\n"), Tokens: opts.Counter.Count(out.String()), From: start, To: sc.pos}, nil
+	default:
+		out.WriteString("[no more matches]")
+	}
+	text := out.String()
+	return Page{Text: text, Next: next, Tokens: opts.Counter.Count(text), From: start, To: sc.pos}, nil
+}
+
+// grepHeader opens a search page; the caller closes its bracket.
+func grepHeader(req Request, g GrepSpec, shown int, total int64, counted bool, from, lines int64) string {
+	var b strings.Builder
+	b.WriteString("[crumb grep ")
+	b.WriteString(string(req.Ref))
+	b.WriteString(" ")
+	b.WriteString(fmt.Sprintf("%q", g.Pattern))
+	if g.IgnoreCase {
+		b.WriteString(" (ignoring case)")
+	}
+	b.WriteString(": ")
+	if shown == 0 {
+		b.WriteString("no matches in lines " + textfmt.Int(from) + "-" + textfmt.Int(max(from, lines)) + " of " + textfmt.Int(lines))
+		return b.String()
+	}
+	b.WriteString(fmt.Sprintf("matches %s-%s of ", textfmt.Int(int64(g.Skip+1)), textfmt.Int(int64(g.Skip+shown))))
+	if !counted {
+		b.WriteString("at least ")
+	}
+	b.WriteString(textfmt.Int(total))
+	return b.String()
+}
+
+type group struct {
+	text        string
+	first, last int64
+}
+
+// renderGroup renders a match with up to context lines around it: before
+// it, none already shown (up to lastShown); after it, none past limit (the
+// line before the next match, which shows its own). A gap from the previous
+// group is marked with "--".
+func renderGroup(doc *lines.Doc, m match, context int, lastShown, limit int64, re *regexp.Regexp, opts Options) (group, error) {
+	var b strings.Builder
+	first := max(m.line-int64(context), lastShown+1, 1)
+	if lastShown > 0 && first > lastShown+1 {
+		b.WriteString("--\n")
+	}
+	var before []lines.Line
+	pos := m.start
+	for ln := m.line - 1; ln >= first; ln-- {
+		ps, err := doc.PrevLineStart(pos)
+		if err != nil {
+			break
+		}
+		l, err := doc.ReadLine(ps, matchWindow)
+		if err != nil {
+			return group{}, err
+		}
+		before = append(before, l)
+		pos = ps
+	}
+	for i := len(before) - 1; i >= 0; i-- {
+		writeGrepLine(&b, m.line-int64(i)-1, '-', before[i].Text, before[i].Cut, nil, opts)
+	}
+	ml, err := doc.ReadLine(m.start, 4*matchWindow+grepBlock)
+	if err != nil {
+		return group{}, err
+	}
+	writeGrepLine(&b, m.line, ':', ml.Text, ml.Cut, re, opts)
+	last := m.line
+	pos = ml.End
+	for i := 0; i < context && pos < doc.Size() && last < limit; i++ {
+		l, err := doc.ReadLine(pos, matchWindow)
+		if err != nil {
+			return group{}, err
+		}
+		last++
+		writeGrepLine(&b, last, '-', l.Text, l.Cut, nil, opts)
+		pos = l.End
+	}
+	return group{text: b.String(), first: m.line - int64(len(before)), last: last}, nil
+}
+
+// writeGrepLine writes one line of grep output. A long line is shortened to
+// a window around its match, marked with "…".
+func writeGrepLine(b *strings.Builder, n int64, sep byte, text []byte, cut bool, re *regexp.Regexp, opts Options) {
+	num := textfmt.Int(n)
+	b.WriteString(num)
+	b.WriteByte(sep)
+	if len(text) > matchWindow {
+		lo, hi := 0, matchWindow
+		if re != nil {
+			if loc := re.FindIndex(text); loc != nil {
+				lo = max(0, loc[0]-matchWindow/4)
+				hi = min(len(text), lo+matchWindow)
+			}
+		}
+		if lo > 0 {
+			b.WriteString("…")
+		}
+		seg := text[lo:hi]
+		// Keep whole UTF-8 characters at both ends.
+		for len(seg) > 0 && seg[0]&0xc0 == 0x80 {
+			seg = seg[1:]
+		}
+		seg = textfmt.CutUTF8(seg, len(seg))
+		b.WriteString(opts.Line(seg, true))
+		if hi < len(text) || cut {
+			b.WriteString("…")
+		}
+	} else {
+		b.WriteString(opts.Line(text, cut))
+		if cut {
+			b.WriteString("…")
+		}
+	}
+	b.WriteByte('\n')
+}

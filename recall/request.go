@@ -1,0 +1,462 @@
+// Package recall reads stored results back: pages of lines or bytes within a
+// token budget, and searches with RE2 patterns, each page ending with the
+// [Request] that reads what comes next.
+//
+// A Request is a continuation: the exact arguments of the next read. Following
+// the continuations from a first view reaches the end of the result with no
+// gap and no overlap, and every continuation addresses material not yet shown.
+package recall
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/crumb-dev/crumb/store"
+)
+
+// Errors a read may return, besides the store's ErrMissing and ErrBroken.
+var (
+	// ErrBadRequest means a request is malformed: a bad range, several modes
+	// at once, an invalid pattern.
+	ErrBadRequest = errors.New("recall: bad request")
+
+	// ErrOutOfRange means a range starts past the end of the result.
+	ErrOutOfRange = errors.New("recall: range out of bounds")
+
+	// ErrRevision means the request continues a different revision of the
+	// content than the one stored under its ref.
+	ErrRevision = errors.New("recall: content changed since the continuation was made")
+
+	// ErrBinary means a text read was asked of binary content.
+	ErrBinary = errors.New("recall: result is binary, not text")
+)
+
+// RevLen is the number of hex digits of the content digest a continuation
+// carries as its revision.
+const RevLen = 12
+
+// Span is a range of a stored result. For lines it is 1-based and inclusive
+// at both ends ("41:240" is lines 41 through 240, as sed counts them); for
+// bytes it is a pair of 0-based offsets, the end exclusive ("0:4096" is the
+// first 4096 bytes). To is 0 for an open end ("41:"), which a read resolves to
+// the end of the result.
+type Span struct {
+	From, To int64
+}
+
+// String formats the span as "A:B", or "A:" when open-ended.
+func (s Span) String() string {
+	if s.To == 0 {
+		return strconv.FormatInt(s.From, 10) + ":"
+	}
+	return strconv.FormatInt(s.From, 10) + ":" + strconv.FormatInt(s.To, 10)
+}
+
+// ParseSpan parses "A:B", "A:" or "A" (a single line or offset; for bytes, the
+// read starts there). It does not know whether the span counts lines or
+// bytes; [Request.Validate] checks the bounds that depend on it.
+func ParseSpan(s string) (Span, error) {
+	a, b, hasColon := strings.Cut(strings.TrimSpace(s), ":")
+	if !hasColon {
+		a, b, hasColon = strings.Cut(a, "-")
+	}
+	from, err := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	if err != nil || from < 0 {
+		return Span{}, fmt.Errorf("%w: range %q: want A:B with whole numbers (for example 41:240)", ErrBadRequest, clip(s))
+	}
+	if !hasColon {
+		return Span{From: from, To: from}, nil
+	}
+	b = strings.TrimSpace(b)
+	if b == "" {
+		return Span{From: from}, nil
+	}
+	to, err := strconv.ParseInt(b, 10, 64)
+	if err != nil || to < 0 {
+		return Span{}, fmt.Errorf("%w: range %q: want A:B with whole numbers (for example 41:240)", ErrBadRequest, clip(s))
+	}
+	return Span{From: from, To: to}, nil
+}
+
+// GrepSpec is a search of a stored result: lines matching an RE2 pattern.
+type GrepSpec struct {
+	// Pattern is an RE2 regular expression (Go's regexp syntax), matched
+	// against each line.
+	Pattern string `json:"pattern"`
+	// IgnoreCase matches without regard to case.
+	IgnoreCase bool `json:"ignore_case,omitempty"`
+	// Context is the number of lines shown before and after each match.
+	Context int `json:"context,omitempty"`
+	// Max is the most matches shown in all; 0 means no cap beyond the budget.
+	Max int `json:"max,omitempty"`
+	// From is the first line searched (1-based); 0 or 1 searches from the start.
+	From int64 `json:"from,omitempty"`
+	// Skip is the number of matches already shown by earlier pages, counted
+	// against Max.
+	Skip int `json:"skip,omitempty"`
+}
+
+// Request says what to read from a stored result. Exactly one of Lines, Bytes
+// and Grep may be set; none reads lines from the start.
+type Request struct {
+	// Ref names the stored result.
+	Ref store.Ref
+	// Rev, when set, is the first RevLen hex digits of the digest of the
+	// content the request continues; a read of other content fails with
+	// ErrRevision instead of stitching two versions together.
+	Rev string
+	// Lines reads a range of lines.
+	Lines *Span
+	// Bytes reads a range of bytes.
+	Bytes *Span
+	// Grep searches for lines that match a pattern.
+	Grep *GrepSpec
+	// Pointer selects the value at a JSON pointer (RFC 6901) of a JSON
+	// result; Query selects with a jq expression. The selection is rendered
+	// as indented JSON, stored as a result of its own, and read by lines:
+	// its pages continue with plain line reads of that result.
+	Pointer *string
+	Query   string
+}
+
+// Mode names what the request does: "lines", "bytes", "grep", "pointer" or
+// "query".
+func (r Request) Mode() string {
+	switch {
+	case r.Grep != nil:
+		return "grep"
+	case r.Pointer != nil:
+		return "pointer"
+	case r.Query != "":
+		return "query"
+	case r.Bytes != nil:
+		return "bytes"
+	default:
+		return "lines"
+	}
+}
+
+// Validate checks the request's shape: a valid ref, at most one mode, ranges
+// that go forward, a non-empty pattern. Bounds against the stored result are
+// checked when it is read.
+func (r Request) Validate() error {
+	if _, err := store.ParseRef(string(r.Ref)); err != nil {
+		return err
+	}
+	if r.Rev != "" {
+		if len(r.Rev) > 64 || !isHex(r.Rev) {
+			return fmt.Errorf("%w: revision %q is not a hex digest prefix", ErrBadRequest, clip(r.Rev))
+		}
+	}
+	n := 0
+	if r.Lines != nil {
+		n++
+		if r.Lines.From < 1 {
+			return fmt.Errorf("%w: lines are numbered from 1; got %s", ErrBadRequest, r.Lines)
+		}
+		if r.Lines.To != 0 && r.Lines.To < r.Lines.From {
+			return fmt.Errorf("%w: line range %s ends before it starts", ErrBadRequest, r.Lines)
+		}
+	}
+	if r.Bytes != nil {
+		n++
+		if r.Bytes.To != 0 && r.Bytes.To <= r.Bytes.From {
+			return fmt.Errorf("%w: byte range %s is empty or ends before it starts (bytes are offsets A:B, B exclusive)", ErrBadRequest, r.Bytes)
+		}
+	}
+	if r.Grep != nil {
+		n++
+		if r.Grep.Pattern == "" {
+			return fmt.Errorf("%w: empty search pattern", ErrBadRequest)
+		}
+		if r.Grep.Context < 0 || r.Grep.Max < 0 || r.Grep.From < 0 || r.Grep.Skip < 0 {
+			return fmt.Errorf("%w: negative search option", ErrBadRequest)
+		}
+	}
+	if r.Pointer != nil {
+		n++
+		if p := *r.Pointer; p != "" && p[0] != '/' {
+			return fmt.Errorf("%w: JSON pointer %q must be empty or start with / (for example /items/0/name)", ErrBadRequest, clip(p))
+		}
+	}
+	if r.Query != "" {
+		n++
+	}
+	if n > 1 {
+		return fmt.Errorf("%w: give one of lines, bytes, a search, a JSON pointer or a jq query, not several", ErrBadRequest)
+	}
+	return nil
+}
+
+// Argv returns the arguments of the crumb command that performs the request,
+// without the program name: for example ["read", "<ref>", "--lines", "41:240"].
+func (r Request) Argv() []string {
+	if g := r.Grep; g != nil {
+		argv := []string{"grep", string(r.Ref)}
+		if g.IgnoreCase {
+			argv = append(argv, "-i")
+		}
+		if g.Context > 0 {
+			argv = append(argv, "-C", strconv.Itoa(g.Context))
+		}
+		if g.Max > 0 {
+			argv = append(argv, "--max", strconv.Itoa(g.Max))
+		}
+		if g.From > 1 {
+			argv = append(argv, "--from", strconv.FormatInt(g.From, 10))
+		}
+		if g.Skip > 0 {
+			argv = append(argv, "--skip", strconv.Itoa(g.Skip))
+		}
+		if r.needsRev() {
+			argv = append(argv, "--rev", r.Rev)
+		}
+		// "--" keeps a pattern that starts with "-" from reading as a flag.
+		return append(argv, "--", g.Pattern)
+	}
+	argv := []string{"read", string(r.Ref)}
+	switch {
+	case r.Pointer != nil:
+		argv = append(argv, "--pointer", *r.Pointer)
+	case r.Query != "":
+		argv = append(argv, "--jq", r.Query)
+	case r.Bytes != nil:
+		argv = append(argv, "--bytes", r.Bytes.String())
+	case r.Lines != nil:
+		argv = append(argv, "--lines", r.Lines.String())
+	}
+	if r.needsRev() {
+		argv = append(argv, "--rev", r.Rev)
+	}
+	return argv
+}
+
+// needsRev reports whether the revision adds anything to the ref: a ref is
+// itself the start of the content's digest, so a revision that agrees with
+// it is left out of command lines.
+func (r Request) needsRev() bool {
+	if r.Rev == "" {
+		return false
+	}
+	n := min(len(r.Rev), len(r.Ref))
+	return r.Rev[:n] != string(r.Ref)[:n]
+}
+
+// ParseArgv parses arguments in the form Argv writes them. It is the inverse
+// of Argv: ParseArgv(r.Argv()) returns r for every valid r.
+func ParseArgv(argv []string) (Request, error) {
+	if len(argv) < 2 {
+		return Request{}, fmt.Errorf("%w: want read|grep REF [options]", ErrBadRequest)
+	}
+	verb := argv[0]
+	ref, err := store.ParseRef(argv[1])
+	if err != nil {
+		return Request{}, err
+	}
+	r := Request{Ref: ref}
+	rest := argv[2:]
+	var g GrepSpec
+	next := func(i int, flag string) (string, error) {
+		if i+1 >= len(rest) {
+			return "", fmt.Errorf("%w: %s needs a value", ErrBadRequest, flag)
+		}
+		return rest[i+1], nil
+	}
+	atoi := func(s, flag string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%w: %s wants a whole number, got %q", ErrBadRequest, flag, clip(s))
+		}
+		return n, nil
+	}
+	switch verb {
+	case "read":
+		for i := 0; i < len(rest); i += 2 {
+			v, err := next(i, rest[i])
+			if err != nil {
+				return Request{}, err
+			}
+			switch rest[i] {
+			case "--lines":
+				s, err := ParseSpan(v)
+				if err != nil {
+					return Request{}, err
+				}
+				r.Lines = &s
+			case "--bytes":
+				s, err := ParseSpan(v)
+				if err != nil {
+					return Request{}, err
+				}
+				r.Bytes = &s
+			case "--pointer":
+				p := v
+				r.Pointer = &p
+			case "--jq":
+				r.Query = v
+			case "--rev":
+				r.Rev = v
+			default:
+				return Request{}, fmt.Errorf("%w: unknown read option %q", ErrBadRequest, clip(rest[i]))
+			}
+		}
+	case "grep":
+		pattern := false
+		for i := 0; i < len(rest); i++ {
+			a := rest[i]
+			if a == "--" {
+				if i+2 != len(rest) {
+					return Request{}, fmt.Errorf("%w: want exactly one pattern after --", ErrBadRequest)
+				}
+				g.Pattern, pattern = rest[i+1], true
+				break
+			}
+			if a == "-i" {
+				g.IgnoreCase = true
+				continue
+			}
+			v, err := next(i, a)
+			if err != nil {
+				return Request{}, err
+			}
+			i++
+			switch a {
+			case "-C":
+				g.Context, err = atoi(v, a)
+			case "--max":
+				g.Max, err = atoi(v, a)
+			case "--from":
+				var n int
+				n, err = atoi(v, a)
+				g.From = int64(n)
+			case "--skip":
+				g.Skip, err = atoi(v, a)
+			case "--rev":
+				r.Rev = v
+			default:
+				err = fmt.Errorf("%w: unknown grep option %q", ErrBadRequest, clip(a))
+			}
+			if err != nil {
+				return Request{}, err
+			}
+		}
+		if !pattern {
+			return Request{}, fmt.Errorf("%w: grep needs -- PATTERN", ErrBadRequest)
+		}
+		r.Grep = &g
+	default:
+		return Request{}, fmt.Errorf("%w: unknown verb %q (want read or grep)", ErrBadRequest, clip(verb))
+	}
+	return r, r.Validate()
+}
+
+// requestJSON is the wire form of a Request: ranges as "A:B" strings, and the
+// argv of the crumb command that performs it.
+type requestJSON struct {
+	Ref     string    `json:"ref"`
+	Rev     string    `json:"rev,omitempty"`
+	Lines   string    `json:"lines,omitempty"`
+	Bytes   string    `json:"bytes,omitempty"`
+	Grep    *GrepSpec `json:"grep,omitempty"`
+	Pointer *string   `json:"pointer,omitempty"`
+	Query   string    `json:"jq,omitempty"`
+	Argv    []string  `json:"argv,omitempty"`
+}
+
+// MarshalJSON writes the request with its ranges as "A:B" strings and with
+// "argv", the arguments of the crumb command that performs it, so any program
+// can follow a continuation without knowing its inner form.
+func (r Request) MarshalJSON() ([]byte, error) {
+	w := requestJSON{Ref: string(r.Ref), Rev: r.Rev, Grep: r.Grep, Pointer: r.Pointer, Query: r.Query, Argv: r.Argv()}
+	if r.Lines != nil {
+		w.Lines = r.Lines.String()
+	}
+	if r.Bytes != nil {
+		w.Bytes = r.Bytes.String()
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes ("argv" is ignored) and
+// validates it.
+func (r *Request) UnmarshalJSON(data []byte) error {
+	var w requestJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	out := Request{Ref: store.Ref(w.Ref), Rev: w.Rev, Grep: w.Grep, Pointer: w.Pointer, Query: w.Query}
+	if w.Lines != "" {
+		s, err := ParseSpan(w.Lines)
+		if err != nil {
+			return err
+		}
+		out.Lines = &s
+	}
+	if w.Bytes != "" {
+		s, err := ParseSpan(w.Bytes)
+		if err != nil {
+			return err
+		}
+		out.Bytes = &s
+	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*r = out
+	return nil
+}
+
+// Hint renders a request as the instruction a view shows the model for
+// reading on. Views made for the command line say "crumb read REF --lines
+// A:B"; the MCP proxy renders its own tool call instead.
+type Hint func(Request) string
+
+// CLIHint renders a request as a crumb command line.
+func CLIHint(r Request) string {
+	argv := r.Argv()
+	var b strings.Builder
+	b.WriteString("crumb")
+	for _, a := range argv {
+		b.WriteByte(' ')
+		b.WriteString(shellQuote(a))
+	}
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:/=,+@%", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}

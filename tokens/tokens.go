@@ -1,0 +1,113 @@
+// Package tokens counts tokens the way a model's tokenizer does.
+//
+// A [Counter] counts exactly; [O200k] is the o200k_base encoding used by
+// current OpenAI models, with its vocabulary embedded in the binary so nothing
+// is downloaded at run time. [Estimate] is a cheap approximation for hot paths
+// where an exact count is not needed; receipts say which was used.
+package tokens
+
+import (
+	"sync"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Counter counts the tokens of a text. Implementations must be safe for
+// concurrent use.
+type Counter interface {
+	// Count returns the number of tokens in s.
+	Count(s string) int
+	// Name names the encoding, for receipts (for example "o200k_base").
+	Name() string
+}
+
+// EstimateName is the name receipts give to counts made by [Estimate].
+const EstimateName = "estimate"
+
+type o200k struct{}
+
+var (
+	o200kOnce  sync.Once
+	o200kCodec tokenizer.Codec
+	o200kErr   error
+)
+
+func loadO200k() tokenizer.Codec {
+	o200kOnce.Do(func() {
+		o200kCodec, o200kErr = tokenizer.Get(tokenizer.O200kBase)
+	})
+	if o200kErr != nil {
+		// The vocabulary is compiled into the binary: failing to load it is
+		// a build defect, not a run-time condition a caller could handle.
+		panic("tokens: loading embedded o200k_base vocabulary: " + o200kErr.Error())
+	}
+	return o200kCodec
+}
+
+// O200k returns the o200k_base counter. Its vocabulary is loaded on first use
+// (a few tens of milliseconds) and shared by all callers.
+func O200k() Counter { return o200k{} }
+
+func (o200k) Name() string { return "o200k_base" }
+
+func (o200k) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	n, err := loadO200k().Count(s)
+	if err != nil {
+		// The tokenizer only fails on pathological regexp input; fall back
+		// to the estimate rather than report zero.
+		return Estimate(s)
+	}
+	return n
+}
+
+// Estimate approximates the o200k_base token count of s without a
+// vocabulary: about four bytes per token for ASCII text and one token per
+// character beyond it, never less than one token per 16 bytes. It runs at
+// memory speed and is meant for deciding whether a text is near a budget, not
+// for receipts of what a model was shown.
+func Estimate(s string) int {
+	if s == "" {
+		return 0
+	}
+	ascii, other := 0, 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			ascii++
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		other++
+		i += size
+	}
+	n := (ascii+3)/4 + other
+	if n == 0 {
+		n = 1
+	}
+	return n
+}
+
+type estimator struct{}
+
+// Estimator returns a Counter that uses [Estimate].
+func Estimator() Counter { return estimator{} }
+
+func (estimator) Name() string       { return EstimateName }
+func (estimator) Count(s string) int { return Estimate(s) }
+
+// ByName returns the counter with the given name: "o200k_base" (also
+// "o200k") or "estimate". It reports false for an unknown name.
+func ByName(name string) (Counter, bool) {
+	switch name {
+	case "o200k_base", "o200k", "":
+		return O200k(), true
+	case EstimateName:
+		return Estimator(), true
+	}
+	return nil, false
+}
