@@ -439,7 +439,17 @@ func (g *Guard) input(ctx context.Context, res Result, src project.Source, budge
 		Counter:  g.cfg.Counter,
 		Hint:     g.cfg.Hint,
 		Line:     g.lineFunc(ctx),
+		Put:      g.put,
 	}
+}
+
+// put stores bytes a projector extracted from a result.
+func (g *Guard) put(ctx context.Context, data []byte, meta store.Meta) (store.Ref, error) {
+	info, err := g.store.Put(ctx, bytes.NewReader(data), meta)
+	if err != nil {
+		return "", err
+	}
+	return info.Ref, nil
 }
 
 func (g *Guard) lineFunc(ctx context.Context) recall.LineFunc { return LineRenderer(ctx, g.store) }

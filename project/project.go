@@ -91,6 +91,11 @@ type Input struct {
 	// Line renders one line of content; it sanitizes and may replace
 	// embedded base64 blobs with references.
 	Line recall.LineFunc
+	// Put stores bytes extracted from the result (a decoded base64 image, an
+	// embedded resource) as a result of their own and returns its ref. Nil
+	// when there is no store; projectors then describe such bytes without a
+	// ref.
+	Put func(ctx context.Context, data []byte, meta store.Meta) (store.Ref, error)
 	// Truncated and SourceSize report that only the first Source.Size()
 	// bytes of a SourceSize-byte result were kept.
 	Truncated  bool
