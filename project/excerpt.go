@@ -131,46 +131,50 @@ func (e *excerptor) backward(end, limit int64, room int) (excerpt, int, error) {
 		if err != nil {
 			return excerpt{}, 0, err
 		}
-		if start < limit {
+		line--
+		// A line that begins inside what comes before limit can only be
+		// shown in part, and only when nothing else is.
+		if start < limit && len(rev) > 0 {
 			break
 		}
-		line--
 		l, err := e.doc.ReadLine(start, e.maxLineBytes())
 		if err != nil {
 			return excerpt{}, 0, err
 		}
-		s := e.render(l.Text, line, false)
-		n := e.cost(s)
-		if used+n > room || l.Cut {
-			if len(rev) == 0 && room > 8 {
-				// Show the end of the line, which matters most at the end
-				// of a result.
-				contentEnd := l.End
-				if nl, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(nl) == 1 && nl[0] == '\n' {
-					contentEnd--
-				}
-				k := min(int64(e.maxLineBytes()), contentEnd-start)
-				tail, err := e.doc.ReadRange(contentEnd-k, contentEnd)
-				if err != nil {
-					return excerpt{}, 0, err
-				}
-				if j := e.fitSuffix(tail, line, room-2); j < len(tail) {
-					s := e.numPrefix(line) + "… " + e.in.Line(tail[j:], true)
-					cut := contentEnd - k + int64(j)
-					rev = append(rev, s)
-					offs = append(offs, cut)
-					x.first = line
-					used += e.cost(s)
-					pos, x.cutStart = cut, true
-				}
+		if start >= limit {
+			s := e.render(l.Text, line, false)
+			if n := e.cost(s); used+n <= room && !l.Cut {
+				rev = append(rev, s)
+				offs = append(offs, start)
+				x.first = line
+				used += n
+				pos = start
+				continue
 			}
-			break
 		}
-		rev = append(rev, s)
-		offs = append(offs, start)
-		x.first = line
-		used += n
-		pos = start
+		if len(rev) == 0 && room > 8 {
+			// Show the end of the line, which matters most at the end of
+			// a result.
+			contentEnd := l.End
+			if nl, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(nl) == 1 && nl[0] == '\n' {
+				contentEnd--
+			}
+			k := min(int64(e.maxLineBytes()), contentEnd-max(start, limit))
+			tail, err := e.doc.ReadRange(contentEnd-k, contentEnd)
+			if err != nil {
+				return excerpt{}, 0, err
+			}
+			if j := e.fitSuffix(tail, line, room-2); j < len(tail) {
+				s := e.numPrefix(line) + "… " + e.in.Line(tail[j:], true)
+				cut := contentEnd - k + int64(j)
+				rev = append(rev, s)
+				offs = append(offs, cut)
+				x.first = line
+				used += e.cost(s)
+				pos, x.cutStart = cut, cut > start
+			}
+		}
+		break
 	}
 	x.from = pos
 	for i := len(rev) - 1; i >= 0; i-- {
@@ -274,7 +278,10 @@ func (e *excerptor) makeGap(from, to int64, byBytes bool) (gap, error) {
 	return g, nil
 }
 
-func (e *excerptor) marker(g gap) string {
+func (e *excerptor) marker(g gap, compact bool) string {
+	if compact {
+		return fmt.Sprintf("[… %s omitted (%s)]", g.label, textfmt.Size(g.to-g.from))
+	}
 	return fmt.Sprintf("[… %s omitted (%s); read them: %s]", g.label, textfmt.Size(g.to-g.from), e.in.hint(g.req))
 }
 
@@ -319,9 +326,17 @@ func (e *excerptor) header(l layout, gs []gap) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if x.first == x.last() {
+		switch {
+		case x.cutStart || x.cutEnd:
+			b.WriteString("bytes " + textfmt.Int(x.from) + "-" + textfmt.Int(x.to))
+			if x.first == x.last() {
+				b.WriteString(" (part of line " + textfmt.Int(x.first) + ")")
+			} else {
+				b.WriteString(" (lines " + textfmt.Int(x.first) + "-" + textfmt.Int(x.last()) + ")")
+			}
+		case x.first == x.last():
 			b.WriteString("line " + textfmt.Int(x.first))
-		} else {
+		default:
 			b.WriteString("lines " + textfmt.Int(x.first) + "-" + textfmt.Int(x.last()))
 		}
 	}
@@ -356,7 +371,9 @@ func (e *excerptor) sourceSize() int64 {
 }
 
 // assemble renders a layout and returns the view and its first continuation.
-func (e *excerptor) assemble(l layout) (string, *recall.Request, error) {
+// A compact view leaves the reads out of the omission markers (the header
+// still gives the next one), for budgets too small for both.
+func (e *excerptor) assemble(l layout, compact bool) (string, *recall.Request, error) {
 	xs := l.excerpts[:0:0]
 	for _, x := range l.excerpts {
 		if !x.empty() {
@@ -381,7 +398,7 @@ func (e *excerptor) assemble(l layout) (string, *recall.Request, error) {
 	gi := 0
 	for _, x := range xs {
 		for gi < len(gs) && gs[gi].to <= x.from {
-			b.WriteString(e.marker(gs[gi]))
+			b.WriteString(e.marker(gs[gi], compact))
 			b.WriteByte('\n')
 			gi++
 		}
@@ -391,7 +408,7 @@ func (e *excerptor) assemble(l layout) (string, *recall.Request, error) {
 		}
 	}
 	for ; gi < len(gs); gi++ {
-		b.WriteString(e.marker(gs[gi]))
+		b.WriteString(e.marker(gs[gi], compact))
 		b.WriteByte('\n')
 	}
 	var next *recall.Request
@@ -403,15 +420,31 @@ func (e *excerptor) assemble(l layout) (string, *recall.Request, error) {
 }
 
 // fit assembles the layout, then drops lines from the inner ends of its
-// excerpts, largest first, until the view fits the budget.
+// excerpts, largest first, until the view fits the budget. When the header
+// and markers alone are too large, it makes the markers compact, then drops
+// the prelude; the header, which names the next read, always stays.
 func (e *excerptor) fit(l layout) (string, *recall.Request, error) {
+	orig := l.excerpts
+	l.excerpts = append([]excerpt(nil), orig...)
+	compact := false
 	for {
-		text, next, err := e.assemble(l)
+		text, next, err := e.assemble(l, compact)
 		if err != nil {
 			return "", nil, err
 		}
-		over := e.in.Counter.Count(text) - e.in.Budget
-		if over <= 0 || !trimLargest(l.excerpts, e.doc.Size()) {
+		if e.in.Counter.Count(text) <= e.in.Budget || trimLargest(l.excerpts, e.doc.Size()) {
+			if e.in.Counter.Count(text) <= e.in.Budget {
+				return text, next, nil
+			}
+			continue
+		}
+		switch {
+		case !compact:
+			compact = true
+			l.excerpts = append([]excerpt(nil), orig...)
+		case len(l.prelude) > 0:
+			l.prelude = l.prelude[:len(l.prelude)-1]
+		default:
 			return text, next, nil
 		}
 	}

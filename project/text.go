@@ -68,7 +68,7 @@ func (e *excerptor) overhead(l layout, n int) int {
 	fake.excerpts = []excerpt{x, x, x}
 	total := e.cost(e.header(fake, gs))
 	for range n {
-		total += e.cost(e.marker(worst))
+		total += e.cost(e.marker(worst, false))
 	}
 	if e.in.StoreError != "" {
 		total += e.cost("[crumb could not store this result: " + e.in.StoreError + "; what is omitted here cannot be read back]")
