@@ -64,7 +64,7 @@ func (e *excerptor) overhead(l layout, n int) int {
 		gs[i] = worst
 	}
 	fake := l
-	x := excerpt{first: e.total, lines: []string{""}}
+	x := excerpt{first: e.total, lines: []string{""}, from: size, to: size, cutStart: true}
 	fake.excerpts = []excerpt{x, x, x}
 	total := e.cost(e.header(fake, gs))
 	for range n {
