@@ -44,7 +44,7 @@ func textCases() map[string][]byte {
 		"no-final-nl":    noNL,
 		"unicode":        bytes.Repeat([]byte("héllo wörld — 日本語のテキスト 🙂\n"), 2000),
 		"blank-lines":    bytes.Repeat([]byte("\n"), 50000),
-		"long-last-line": append(many.Bytes()[:5000], bytes.Repeat([]byte("z"), 200000)...),
+		"long-last-line": append(bytes.Clone(many.Bytes()[:5000]), bytes.Repeat([]byte("z"), 200000)...),
 	}
 }
 
