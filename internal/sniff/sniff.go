@@ -41,11 +41,8 @@ func IsBinary(head []byte) bool {
 	if !isText(mimetype.Detect(head)) {
 		return true
 	}
-	// A cut multi-byte sequence at the end of the sample is not evidence.
-	body := head
-	if len(body) > utf8.UTFMax {
-		body = body[:len(body)-utf8.UTFMax]
-	}
+	// A multi-byte sequence cut at the end of the sample is not evidence.
+	body := trimPartialRune(head)
 	bad, ctl := 0, 0
 	for i := 0; i < len(body); {
 		c := body[i]
@@ -62,8 +59,24 @@ func IsBinary(head []byte) bool {
 		}
 		i += size
 	}
-	// Tolerate a few stray bytes in a log; reject content that is mostly not text.
-	return bad*100 > len(body) || bad > 64 || ctl*20 > len(body)
+	// Tolerate a few stray bytes in a log (or Latin-1 accents); reject
+	// content that is mostly not text.
+	return bad*30 > len(body) || bad > 64 && bad*100 > len(body) || ctl*20 > len(body)
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if !utf8.RuneStart(c) {
+			continue
+		}
+		if c >= utf8.RuneSelf && !utf8.FullRune(b[len(b)-i:]) {
+			return b[:len(b)-i]
+		}
+		break
+	}
+	return b
 }
 
 func isText(m *mimetype.MIME) bool {
