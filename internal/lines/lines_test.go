@@ -1,0 +1,97 @@
+package lines
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// docs returns a Doc over b both with and without a line index, with a
+// small chunk size so the index is exercised.
+func docs(b []byte) map[string]*Doc {
+	const chunk = 7
+	var idx []int64
+	var nl int64
+	for off := 0; off < len(b); off += chunk {
+		idx = append(idx, nl)
+		nl += int64(bytes.Count(b[off:min(off+chunk, len(b))], []byte{'\n'}))
+	}
+	return map[string]*Doc{
+		"scan":    New(bytes.NewReader(b), int64(len(b)), nil, nil, 0),
+		"indexed": New(bytes.NewReader(b), int64(len(b)), &nl, idx, chunk),
+	}
+}
+
+func TestLineStartAndLineAt(t *testing.T) {
+	for _, text := range []string{"a\nbb\n\nccc\n", "a\nbb\n\nccc", "", "\n", "only"} {
+		b := []byte(text)
+		split := strings.SplitAfter(text, "\n")
+		if len(split) > 0 && split[len(split)-1] == "" {
+			split = split[:len(split)-1]
+		}
+		for name, d := range docs(b) {
+			n, err := d.Lines()
+			if err != nil || n != int64(len(split)) {
+				t.Errorf("%s %q: Lines() = %d, %v; want %d", name, text, n, err, len(split))
+			}
+			off := int64(0)
+			for i, l := range split {
+				got, err := d.LineStart(int64(i + 1))
+				if err != nil || got != off {
+					t.Errorf("%s %q: LineStart(%d) = %d, %v; want %d", name, text, i+1, got, err, off)
+				}
+				for k := off; k < off+int64(len(l)); k++ {
+					if at, _ := d.LineAt(k); at != int64(i+1) {
+						t.Errorf("%s %q: LineAt(%d) = %d, want %d", name, text, k, at, i+1)
+					}
+				}
+				rl, err := d.ReadLine(off, 100)
+				if err != nil || string(rl.Text) != strings.TrimSuffix(l, "\n") || rl.End != off+int64(len(l)) {
+					t.Errorf("%s %q: ReadLine(%d) = %+v, %v", name, text, off, rl, err)
+				}
+				if i > 0 {
+					if ps, err := d.PrevLineStart(off); err != nil || ps != off-int64(len(split[i-1])) {
+						t.Errorf("%s %q: PrevLineStart(%d) = %d, %v", name, text, off, ps, err)
+					}
+				}
+				off += int64(len(l))
+			}
+			if _, err := d.LineStart(n + 2); err == nil {
+				t.Errorf("%s %q: LineStart past the end succeeded", name, text)
+			}
+			if _, err := d.ReadLine(int64(len(b)), 10); err != io.EOF {
+				t.Errorf("%s: ReadLine at the end = %v, want io.EOF", name, err)
+			}
+		}
+	}
+}
+
+func TestReadLineCapsLongLines(t *testing.T) {
+	b := append(bytes.Repeat([]byte("x"), 200000), "\nnext\n"...)
+	d := New(bytes.NewReader(b), int64(len(b)), nil, nil, 0)
+	l, err := d.ReadLine(0, 10)
+	if err != nil || len(l.Text) != 10 || !l.Cut || l.End != 200001 {
+		t.Fatalf("ReadLine = len %d cut %v end %d, %v", len(l.Text), l.Cut, l.End, err)
+	}
+}
+
+func FuzzLines(f *testing.F) {
+	f.Add([]byte("a\nb\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ds := docs(b)
+		a, _ := ds["scan"].Lines()
+		c, _ := ds["indexed"].Lines()
+		if a != c {
+			t.Fatalf("line counts differ: %d vs %d", a, c)
+		}
+		for n := int64(1); n <= a; n++ {
+			x, err1 := ds["scan"].LineStart(n)
+			y, err2 := ds["indexed"].LineStart(n)
+			if x != y || err1 != nil || err2 != nil {
+				t.Fatal(fmt.Sprint("LineStart differs at ", n, ": ", x, y, err1, err2))
+			}
+		}
+	})
+}

@@ -1,0 +1,73 @@
+package tokens
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestO200kCounts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"hello world", 2},
+		{"Hello, world!", 4},
+	}
+	c := O200k()
+	for _, tt := range tests {
+		if got := c.Count(tt.in); got != tt.want {
+			t.Errorf("Count(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+	if c.Name() != "o200k_base" {
+		t.Errorf("Name() = %q", c.Name())
+	}
+}
+
+// The estimate is meant to land near the real count for ordinary text.
+func TestEstimateIsNearTheRealCount(t *testing.T) {
+	src, err := os.ReadFile("/usr/local/go/src/net/http/server.go")
+	if err != nil {
+		t.Skip(err)
+	}
+	samples := []string{string(src), strings.Repeat("2026-11-29 12:00:01 INFO request served path=/api/v1/items status=200\n", 500)}
+	for _, s := range samples {
+		real, est := O200k().Count(s), Estimate(s)
+		if ratio := float64(est) / float64(real); ratio < 0.6 || ratio > 1.6 {
+			t.Errorf("estimate %d vs real %d (ratio %.2f)", est, real, ratio)
+		}
+	}
+}
+
+func TestByName(t *testing.T) {
+	for _, n := range []string{"o200k_base", "o200k", "estimate"} {
+		if _, ok := ByName(n); !ok {
+			t.Errorf("ByName(%q) not found", n)
+		}
+	}
+	if _, ok := ByName("cl100k"); ok {
+		t.Error("unknown name accepted")
+	}
+}
+
+func BenchmarkO200k(b *testing.B) {
+	src, err := os.ReadFile("/usr/local/go/src/net/http/server.go")
+	if err != nil {
+		b.Skip(err)
+	}
+	s := string(src[:8192])
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		O200k().Count(s)
+	}
+}
+
+func BenchmarkEstimate(b *testing.B) {
+	s := strings.Repeat("2026-11-29 12:00:01 INFO request served path=/api\n", 200)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		Estimate(s)
+	}
+}
