@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/lines"
@@ -346,8 +347,8 @@ func renderGroup(doc *lines.Doc, m match, context int, lastShown, limit int64, r
 // writeGrepLine writes one line of grep output. A long line is shortened to
 // a window around its match, marked with "…".
 func writeGrepLine(b *strings.Builder, n int64, sep byte, text []byte, cut bool, re *regexp.Regexp, opts Options) {
-	num := textfmt.Int(n)
-	b.WriteString(num)
+	// Plain numbers, as grep -n writes them.
+	b.WriteString(strconv.FormatInt(n, 10))
 	b.WriteByte(sep)
 	if len(text) > matchWindow {
 		lo, hi := 0, matchWindow

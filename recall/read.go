@@ -3,8 +3,8 @@ package recall
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/lines"

@@ -173,7 +173,7 @@ func grepAll(t *testing.T, st store.Store, req Request, budget int) ([]int, []st
 		for _, l := range strings.Split(p.Text, "\n") {
 			var n int
 			var rest string
-			if k, _ := fmt.Sscanf(strings.ReplaceAll(l, ",", ""), "%d:%s", &n, &rest); k == 2 {
+			if k, _ := fmt.Sscanf(l, "%d:%s", &n, &rest); k == 2 {
 				got = append(got, n)
 			}
 		}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary act as the crumb command inside scripts.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"crumb": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) },
+	})
+}
+
+// TestScripts runs the command-line scripts in testdata/script: each is a
+// txtar archive of commands and files, in the manner of cmd/go's tests.
+// Every script gets its own store (CRUMB_STORE) and no background GC.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CRUMB_STORE", env.WorkDir+"/.store")
+			env.Setenv("CRUMB_GC", "off")
+			return nil
+		},
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
+	})
+}
