@@ -302,10 +302,14 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	rc.Kind = kind
 	if rest == nil && (exempt || kind != KindBinary) {
 		if exempt || len(body) <= threshold {
-			return g.exact(body, rc, len(body) <= exactCountLimit), nil
+			// Every token is at least a byte, so this fits; the receipt's
+			// count is an estimate, which keeps pass-through cheap.
+			return g.exact(body, rc, tokens.Estimate(string(body)), tokens.EstimateName), nil
 		}
-		if len(body) <= threshold*16 && g.cfg.Counter.Count(string(body)) <= threshold {
-			return g.exact(body, rc, true), nil
+		if len(body) <= threshold*16 {
+			if n := g.cfg.Counter.Count(string(body)); n <= threshold {
+				return g.exact(body, rc, n, g.cfg.Counter.Name()), nil
+			}
 		}
 	}
 
@@ -373,17 +377,14 @@ func (g *Guard) prefix(res Result, exempt bool, threshold int) (body []byte, res
 	return b, res.Reader, nil
 }
 
-func (g *Guard) exact(body []byte, rc Receipt, count bool) *View {
+// exact returns the view of a result that passes through untouched, with
+// n tokens counted by the named method.
+func (g *Guard) exact(body []byte, rc Receipt, n int, by string) *View {
 	rc.Output = OutputExact
 	rc.Bytes = int64(len(body))
 	rc.ViewBytes = len(body)
-	n := g.cfg.Counter.Count(string(body))
-	if !count {
-		n = tokens.Estimate(string(body))
-		rc.ViewTokensBy = tokens.EstimateName
-	}
-	rc.ViewTokens = n
-	rc.Tokens, rc.TokensBy = &n, rc.ViewTokensBy
+	rc.ViewTokens, rc.ViewTokensBy = n, by
+	rc.Tokens, rc.TokensBy = &n, by
 	return &View{Text: string(body), Receipt: rc}
 }
 
