@@ -1,0 +1,886 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults for the zero values of [DirOptions].
+const (
+	// DefaultTTL is how long a result is kept after its last use.
+	DefaultTTL = 24 * time.Hour
+	// DefaultMaxBytes is the size cap of a store.
+	DefaultMaxBytes = 1 << 30
+	// DefaultGCEvery is the least time between two automatic collections.
+	DefaultGCEvery = 10 * time.Minute
+)
+
+// orphanAge is how old a temp file, or a blob without a record, must be
+// before GC removes it.
+const orphanAge = time.Hour
+
+// errNoLocks is returned by OpenDir on platforms without flock(2).
+var errNoLocks = errors.New("store: the directory store needs flock(2), which this platform lacks")
+
+// recordVersion is the format version written in every record.
+const recordVersion = 1
+
+// DirOptions configures a [Dir]. The zero value of every field means its
+// default.
+type DirOptions struct {
+	// TTL is how long a result is kept after its last use (default 24h).
+	TTL time.Duration
+	// MaxBytes is the size cap: GC evicts the least recently used results
+	// until the stored bytes fit (default 1 GiB). The most recently used
+	// result is never evicted, so a single result larger than the cap stays
+	// readable until something newer is stored or read.
+	MaxBytes int64
+	// GCEvery is the least time between two collections started by
+	// [Dir.MaybeGC] (default 10 minutes).
+	GCEvery time.Duration
+	// ManualGC stops Put from calling [Dir.MaybeGC] after each commit. A
+	// short-lived program sets it and asks [Dir.GCDue] instead, so that its
+	// Close never waits for a collection.
+	ManualGC bool
+	// NoSync skips every fsync, trading durability for speed. It is meant
+	// for tests and throwaway stores: after a crash of the machine a result
+	// may read as missing or broken (never as wrong bytes, since every read
+	// is verified).
+	NoSync bool
+	// Now is the clock (default time.Now); tests set it.
+	Now func() time.Time
+	// Logger receives reports of background collections (default: none).
+	Logger *slog.Logger
+}
+
+// Dir is the default [Store]: a directory on disk that several goroutines
+// and several processes may share. Create one with [OpenDir].
+//
+// On-disk layout of a Dir rooted at ROOT (every directory 0700, every file
+// 0600; "ab" stands for the first two hex digits of a ref):
+//
+//	ROOT/objects/ab/<ref>       blob: exactly the stored bytes, nothing else
+//	ROOT/meta/ab/<ref>.json     record: the Info as JSON (format version "v",
+//	                            full digest, size, per-chunk digests, created,
+//	                            used, meta). Its presence means "committed".
+//	                            Its modification time is the last use when that
+//	                            is later than the "used" field: Open refreshes
+//	                            the use by touching it, which is atomic, cheap
+//	                            and safe across processes.
+//	ROOT/tmp/put-*              a Put streaming in; flock'ed by its writer
+//	ROOT/tmp/rec-*              a record being written
+//	ROOT/lock                   commit lock: Put and Open hold it shared while
+//	                            they commit or open; Delete and GC hold it
+//	                            exclusive while they delete, and GC re-checks
+//	                            each record under it, so a result that a Put
+//	                            or an Open just refreshed is never deleted.
+//	ROOT/gc.lock                held (LOCK_NB) by the one process collecting
+//	ROOT/gc.stamp               its modification time is when GC last ran
+//
+// Put writes the blob to a temp file while hashing it, fsyncs it, then under
+// the shared commit lock renames it into objects/ (always, so a damaged blob is
+// replaced by storing the same bytes again), fsyncs the directory, writes the
+// record the same way (temp, fsync, rename, fsync dir) and releases the lock.
+// Deletion removes the record first and the blob second, so a reader never
+// sees a record without its blob unless something outside the store removed
+// it.
+type Dir struct {
+	root     string
+	objects  string
+	meta     string
+	tmp      string
+	lockFile string
+	gcLock   string
+	gcStamp  string
+
+	ttl      time.Duration
+	maxBytes int64
+	gcEvery  time.Duration
+	manualGC bool
+	noSync   bool
+	now      func() time.Time
+	log      *slog.Logger
+
+	bufs sync.Pool // *[]byte of ringBufs*copyBufSize, used by Put
+
+	closed atomic.Bool
+	mu     sync.Mutex    // guards gcDone and the closing handshake
+	gcDone chan struct{} // closed when the background collection ends; nil if none
+}
+
+var _ Store = (*Dir)(nil)
+
+const copyBufSize = 256 << 10
+
+// DefaultPath returns the directory the store uses unless told otherwise:
+// $CRUMB_STORE when it is set, else "crumb" in the user's cache directory.
+func DefaultPath() (string, error) {
+	if p := os.Getenv("CRUMB_STORE"); p != "" {
+		return p, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("store: finding the user cache directory: %w; set CRUMB_STORE to a writable directory", err)
+	}
+	return filepath.Join(cache, "crumb"), nil
+}
+
+// OpenDir opens the store in the directory at path, creating it (mode 0700)
+// and its subdirectories as needed.
+func OpenDir(path string, opts DirOptions) (*Dir, error) {
+	if !locksSupported {
+		return nil, fmt.Errorf("store: opening %s: %w", path, errNoLocks)
+	}
+	if path == "" {
+		return nil, errors.New("store: no store directory given")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: store directory %q: %w", path, err)
+	}
+	d := &Dir{
+		root:     abs,
+		objects:  filepath.Join(abs, "objects"),
+		meta:     filepath.Join(abs, "meta"),
+		tmp:      filepath.Join(abs, "tmp"),
+		lockFile: filepath.Join(abs, "lock"),
+		gcLock:   filepath.Join(abs, "gc.lock"),
+		gcStamp:  filepath.Join(abs, "gc.stamp"),
+		ttl:      opts.TTL,
+		maxBytes: opts.MaxBytes,
+		gcEvery:  opts.GCEvery,
+		manualGC: opts.ManualGC,
+		noSync:   opts.NoSync,
+		now:      opts.Now,
+		log:      opts.Logger,
+	}
+	if d.ttl <= 0 {
+		d.ttl = DefaultTTL
+	}
+	if d.maxBytes <= 0 {
+		d.maxBytes = DefaultMaxBytes
+	}
+	if d.gcEvery <= 0 {
+		d.gcEvery = DefaultGCEvery
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	d.bufs.New = func() any { b := make([]byte, ringBufs*copyBufSize); return &b }
+
+	for _, dir := range []string{abs, d.objects, d.meta, d.tmp} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("store: cannot create store directory: %w; choose a writable directory (CRUMB_STORE)", err)
+		}
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("store: store directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("store: store path %s is not a directory", abs)
+	}
+	// Make sure the lock file can be created now rather than on first use.
+	f, err := os.OpenFile(d.lockFile, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: cannot use store directory: %w; choose a writable directory (CRUMB_STORE)", err)
+	}
+	f.Close()
+	return d, nil
+}
+
+// Path returns the absolute path of the store's directory.
+func (d *Dir) Path() string { return d.root }
+
+// Close waits for a background collection to finish and marks the store
+// closed: later calls return [ErrClosed]. Objects already open stay
+// readable. Closing twice is not an error.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	d.closed.Store(true)
+	d.mu.Unlock()
+	d.Wait()
+	return nil
+}
+
+func (d *Dir) checkOpen() error {
+	if d.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (d *Dir) shard(ref Ref) string { return string(ref[:2]) }
+
+func (d *Dir) blobPath(ref Ref) string {
+	return filepath.Join(d.objects, d.shard(ref), string(ref))
+}
+
+func (d *Dir) recordPath(ref Ref) string {
+	return filepath.Join(d.meta, d.shard(ref), string(ref)+".json")
+}
+
+// checkRef validates a ref handed to a method, so that nothing but a
+// well-formed ref ever reaches a path.
+func checkRef(ref Ref) (Ref, error) {
+	return ParseRef(string(ref))
+}
+
+// record is the JSON document kept beside each blob.
+type record struct {
+	V int `json:"v"`
+	Info
+}
+
+// ingest is what Put learned while streaming a result in.
+type ingest struct {
+	digest     string
+	chunks     []string
+	size       int64
+	sourceSize int64
+	lines      lineIndex
+}
+
+// Put streams r into the store and returns the stored result's Info once the
+// blob and its record are durably on disk. Memory use is bounded by 1 MiB of
+// copy buffers and the list of chunk digests (64 bytes per MiB stored). If ctx ends
+// while r is being read, Put returns its error and leaves nothing behind; a
+// Read that blocks is not interrupted, so cancel the source too if it may
+// block.
+func (d *Dir) Put(ctx context.Context, r io.Reader, meta Meta) (Info, error) {
+	if err := d.checkOpen(); err != nil {
+		return Info{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, fmt.Errorf("store: put cancelled: %w", err)
+	}
+	tf, err := os.CreateTemp(d.tmp, "put-*")
+	if err != nil {
+		return Info{}, fmt.Errorf("store: writing result: %w", err)
+	}
+	renamed := false // once renamed, the temp file is a blob and stays
+	defer func() {
+		tf.Close() // also releases the flock
+		if !renamed {
+			os.Remove(tf.Name())
+		}
+	}()
+	// The flock tells GC that this temp file is alive however long the
+	// source takes.
+	if ok, err := tryLockFile(tf); err != nil || !ok {
+		if err == nil {
+			err = errors.New("temp file is locked by someone else")
+		}
+		return Info{}, fmt.Errorf("store: writing result: %w", err)
+	}
+
+	in, err := d.ingest(ctx, r, tf, meta.Limit)
+	if err != nil {
+		return Info{}, err
+	}
+	if err := d.sync(tf); err != nil {
+		return Info{}, fmt.Errorf("store: writing result: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, fmt.Errorf("store: put cancelled: %w", err)
+	}
+
+	ref := RefOf(in.digest)
+	now := d.now()
+	info := Info{
+		Ref:     ref,
+		Digest:  in.digest,
+		Size:    in.size,
+		Chunks:  in.chunks,
+		Created: now,
+		Used:    now,
+		Meta:    meta,
+	}
+	in.lines.fill(&info)
+	info.Meta.Limit = 0
+	if meta.Limit > 0 && in.sourceSize > in.size {
+		info.Truncated = true
+		info.SourceSize = in.sourceSize
+	}
+	for _, dir := range []string{filepath.Join(d.objects, d.shard(ref)), filepath.Join(d.meta, d.shard(ref))} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return Info{}, fmt.Errorf("store: writing result: %w", err)
+		}
+	}
+
+	if err := d.commit(tf.Name(), &info, now); err != nil {
+		return Info{}, err
+	}
+	renamed = true
+	if !d.manualGC {
+		d.MaybeGC()
+	}
+	return info, nil
+}
+
+// commit moves the temp file at tmpName into place as the blob of info.Ref
+// and writes its record, holding the commit lock shared so that no deletion
+// interleaves. The blob is always replaced, so that storing the same bytes
+// again repairs a damaged copy. It keeps the creation time of a live record
+// of the same content.
+func (d *Dir) commit(tmpName string, info *Info, now time.Time) error {
+	ref := info.Ref
+	lk, err := lockPath(d.lockFile, false)
+	if err != nil {
+		return err
+	}
+	defer lk.Close()
+	blob := d.blobPath(ref)
+	if err := os.Rename(tmpName, blob); err != nil {
+		return fmt.Errorf("store: writing result: %w", err)
+	}
+	if err := d.syncDir(filepath.Dir(blob)); err != nil {
+		return fmt.Errorf("store: writing result: %w", err)
+	}
+	if rec, mtime, err := d.readRecord(ref); err == nil {
+		if old, err := validate(ref, rec, mtime); err == nil && old.Digest == info.Digest &&
+			!d.expired(old, now) && old.Created.Before(info.Created) {
+			info.Created = old.Created
+		}
+	}
+	if err := d.writeRecord(ref, *info, now); err != nil {
+		return fmt.Errorf("store: writing result: %w", err)
+	}
+	return nil
+}
+
+// ingest copies r to w (at most limit bytes when limit > 0, draining and
+// counting the rest), hashing the whole and every ChunkSize piece. From the
+// second buffer on, the whole digest is computed by a helper goroutine that
+// trails the copy by up to ringBufs buffers, so the two hashes run in
+// parallel; memory stays at ringBufs*copyBufSize.
+func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64) (ingest, error) {
+	slab := d.bufs.Get().(*[]byte)
+	whole := &wholeHasher{h: sha256.New()}
+	defer func() {
+		whole.stop() // the helper must be done with the slab before it is reused
+		d.bufs.Put(slab)
+	}()
+	chunk := sha256.New()
+	var (
+		in        ingest
+		chunkFill int
+		ring      int // index of the next buffer in the slab
+		sum       [sha256.Size]byte
+	)
+	for {
+		if err := ctx.Err(); err != nil {
+			return ingest{}, fmt.Errorf("store: put cancelled: %w", err)
+		}
+		whole.reclaim()
+		buf := (*slab)[ring*copyBufSize : (ring+1)*copyBufSize]
+		n, rerr := r.Read(buf)
+		if n > 0 {
+			in.sourceSize += int64(n)
+			keep := int64(n)
+			if limit > 0 {
+				keep = max(0, min(keep, limit-in.size))
+			}
+			data := buf[:keep]
+			if len(data) > 0 {
+				whole.add(data, in.size == 0)
+				ring = (ring + 1) % ringBufs
+				if _, err := w.Write(data); err != nil {
+					return ingest{}, fmt.Errorf("store: writing result: %w", err)
+				}
+				for len(data) > 0 {
+					k := min(len(data), ChunkSize-chunkFill)
+					if chunkFill == 0 {
+						in.lines.startChunk()
+					}
+					in.lines.add(data[:k])
+					chunk.Write(data[:k])
+					chunkFill += k
+					data = data[k:]
+					if chunkFill == ChunkSize {
+						in.chunks = append(in.chunks, hex.EncodeToString(chunk.Sum(sum[:0])))
+						chunk.Reset()
+						chunkFill = 0
+					}
+				}
+				in.size += keep
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return ingest{}, fmt.Errorf("store: reading result: %w", rerr)
+		}
+	}
+	if chunkFill > 0 {
+		in.chunks = append(in.chunks, hex.EncodeToString(chunk.Sum(sum[:0])))
+	}
+	whole.stop()
+	in.digest = hex.EncodeToString(whole.h.Sum(sum[:0]))
+	return in, nil
+}
+
+// ringBufs is how many copy buffers a Put cycles through.
+const ringBufs = 4
+
+// wholeHasher computes the digest of the whole stream: inline for the first
+// buffer, so that small results cost no goroutine, and in a helper goroutine
+// from the second on. Buffers are handed over in the order of the ring, so
+// once fewer than ringBufs are outstanding, the next buffer of the ring is
+// free.
+type wholeHasher struct {
+	h           hash.Hash
+	in          chan []byte
+	done        chan struct{}
+	outstanding int
+}
+
+// add hashes p, or queues it for the helper; first says p is the stream's
+// first data.
+func (w *wholeHasher) add(p []byte, first bool) {
+	if first {
+		w.h.Write(p)
+		return
+	}
+	if w.in == nil {
+		w.in = make(chan []byte, ringBufs)
+		w.done = make(chan struct{}, ringBufs)
+		go func(in <-chan []byte, done chan<- struct{}) {
+			for p := range in {
+				w.h.Write(p)
+				done <- struct{}{}
+			}
+		}(w.in, w.done)
+	}
+	w.in <- p
+	w.outstanding++
+}
+
+// reclaim waits until the next buffer of the ring is no longer being hashed.
+func (w *wholeHasher) reclaim() {
+	for w.outstanding >= ringBufs {
+		<-w.done
+		w.outstanding--
+	}
+}
+
+// stop waits for every queued buffer to be hashed and ends the helper. It may
+// be called more than once.
+func (w *wholeHasher) stop() {
+	for w.outstanding > 0 {
+		<-w.done
+		w.outstanding--
+	}
+	if w.in != nil {
+		close(w.in)
+		w.in = nil
+	}
+}
+
+// writeRecord durably replaces the record of ref, with used as its
+// modification time.
+func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
+	data, err := json.Marshal(record{V: recordVersion, Info: info})
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(d.tmp, "rec-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := d.sync(f); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chtimes(name, used, used); err != nil {
+		return err
+	}
+	path := d.recordPath(ref)
+	if err := os.Rename(name, path); err != nil {
+		return err
+	}
+	ok = true
+	return d.syncDir(filepath.Dir(path))
+}
+
+// sync makes f's content durable, unless DirOptions.NoSync is set.
+func (d *Dir) sync(f *os.File) error {
+	if d.noSync {
+		return nil
+	}
+	return f.Sync()
+}
+
+// syncDir makes a rename or removal in dir durable, unless
+// DirOptions.NoSync is set.
+func (d *Dir) syncDir(dir string) error {
+	if d.noSync {
+		return nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readRecord reads and parses the record of ref, without validating it. It
+// returns an error wrapping fs.ErrNotExist when there is none, and the
+// record's modification time.
+func (d *Dir) readRecord(ref Ref) (record, time.Time, error) {
+	f, err := os.Open(d.recordPath(ref))
+	if err != nil {
+		return record{}, time.Time{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return record{}, time.Time{}, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return record{}, time.Time{}, err
+	}
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return record{}, fi.ModTime(), &recordError{detail: fmt.Sprintf("its record is not valid JSON (%v)", err)}
+	}
+	return rec, fi.ModTime(), nil
+}
+
+// recordError describes a record that does not make sense, or that a newer
+// version of the store wrote.
+type recordError struct {
+	detail string
+	newer  bool
+}
+
+func (e *recordError) Error() string { return e.detail }
+
+// validate checks that rec is a sound record for ref and returns its Info with
+// the effective use time (the later of the recorded one and mtime).
+func validate(ref Ref, rec record, mtime time.Time) (Info, error) {
+	info := rec.Info
+	switch {
+	case rec.V > recordVersion:
+		return info, &recordError{detail: fmt.Sprintf("its record has format version %d, newer than this program's %d", rec.V, recordVersion), newer: true}
+	case rec.V != recordVersion:
+		return info, &recordError{detail: fmt.Sprintf("its record has format version %d, want %d", rec.V, recordVersion)}
+	case info.Ref != ref:
+		return info, &recordError{detail: fmt.Sprintf("its record names ref %q", truncate(string(info.Ref), 20))}
+	case !isHex(info.Digest, sha256.Size*2):
+		return info, &recordError{detail: "its record's digest is malformed"}
+	case !strings.HasPrefix(info.Digest, string(ref)):
+		return info, &recordError{detail: "its record's digest does not match the ref"}
+	case info.Size < 0:
+		return info, &recordError{detail: "its record's size is negative"}
+	case int64(len(info.Chunks)) != (info.Size+ChunkSize-1)/ChunkSize:
+		return info, &recordError{detail: fmt.Sprintf("its record lists %d chunk digests for %d bytes", len(info.Chunks), info.Size)}
+	}
+	for i, c := range info.Chunks {
+		if !isHex(c, sha256.Size*2) {
+			return info, &recordError{detail: fmt.Sprintf("its record's digest of chunk %d is malformed", i)}
+		}
+	}
+	if err := checkLineIndex(info); err != nil {
+		return info, &recordError{detail: "its record's line index " + err.Error()}
+	}
+	if mtime.After(info.Used) {
+		info.Used = mtime
+	}
+	return info, nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Dir) expired(info Info, now time.Time) bool {
+	return info.Used.Add(d.ttl).Before(now)
+}
+
+func missingErr(ref Ref) error {
+	return fmt.Errorf("%w: ref %s: run the tool again to get the result", ErrMissing, ref)
+}
+
+func brokenErr(ref Ref, detail string) error {
+	return fmt.Errorf("%w: ref %s: %s: the stored copy is damaged; run the tool again", ErrBroken, ref, detail)
+}
+
+// lookup reads and checks everything about ref short of hashing its content.
+// It returns the Info with the effective use time.
+func (d *Dir) lookup(ref Ref) (Info, error) {
+	rec, mtime, err := d.readRecord(ref)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Info{}, missingErr(ref)
+	}
+	var re *recordError
+	if errors.As(err, &re) {
+		return Info{}, brokenErr(ref, re.detail)
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("store: reading record of %s: %w", ref, err)
+	}
+	info, err := validate(ref, rec, mtime)
+	if errors.As(err, &re) && re.newer {
+		return Info{}, fmt.Errorf("store: ref %s: %s: upgrade crumb to read it", ref, re.detail)
+	}
+	if err != nil {
+		return Info{}, brokenErr(ref, err.Error())
+	}
+	now := d.now()
+	if d.expired(info, now) {
+		return Info{}, fmt.Errorf("%w: ref %s expired %s ago (unused for longer than %s); run the tool again to get the result",
+			ErrMissing, ref, now.Sub(info.Used.Add(d.ttl)).Round(time.Second), d.ttl)
+	}
+	return info, nil
+}
+
+// blobMissing turns a missing blob into the right error: ErrMissing when the
+// record went too (a concurrent Delete or GC), ErrBroken when it is still
+// there.
+func (d *Dir) blobMissing(ref Ref) error {
+	if _, err := os.Lstat(d.recordPath(ref)); errors.Is(err, fs.ErrNotExist) {
+		return missingErr(ref)
+	}
+	return brokenErr(ref, "its content file is missing")
+}
+
+// Stat describes the result named by ref without counting as a use. It
+// checks the record and the content's size, but does not hash the content.
+func (d *Dir) Stat(ctx context.Context, ref Ref) (Info, error) {
+	if err := d.checkOpen(); err != nil {
+		return Info{}, err
+	}
+	ref, err := checkRef(ref)
+	if err != nil {
+		return Info{}, err
+	}
+	info, err := d.lookup(ref)
+	if err != nil {
+		return Info{}, err
+	}
+	fi, err := os.Stat(d.blobPath(ref))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Info{}, d.blobMissing(ref)
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("store: stat of %s: %w", ref, err)
+	}
+	if fi.Size() != info.Size {
+		return Info{}, brokenErr(ref, fmt.Sprintf("its content file holds %d bytes, its record says %d", fi.Size(), info.Size))
+	}
+	return info, nil
+}
+
+// Open returns the result named by ref, ready to read. It counts as a use.
+// The returned object verifies every chunk it reads.
+func (d *Dir) Open(ctx context.Context, ref Ref) (Object, error) {
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	ref, err := checkRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("store: open cancelled: %w", err)
+	}
+	// The shared lock keeps GC and Delete from deleting between our reading
+	// the record and refreshing its use.
+	lk, err := lockPath(d.lockFile, false)
+	if err != nil {
+		return nil, err
+	}
+	defer lk.Close()
+	info, err := d.lookup(ref)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(d.blobPath(ref))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, d.blobMissing(ref)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: opening %s: %w", ref, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: opening %s: %w", ref, err)
+	}
+	if fi.Size() != info.Size {
+		f.Close()
+		return nil, brokenErr(ref, fmt.Sprintf("its content file holds %d bytes, its record says %d", fi.Size(), info.Size))
+	}
+	now := d.now()
+	if err := os.Chtimes(d.recordPath(ref), now, now); err == nil && now.After(info.Used) {
+		info.Used = now
+	}
+	lk.Close()
+	return &dirObject{f: f, info: info, cached: -1}, nil
+}
+
+// List describes every result the store holds that has not expired, most
+// recently used first. Records that cannot be read are left out (GC purges
+// them); List does not check the content files.
+func (d *Dir) List(ctx context.Context) ([]Info, error) {
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	var out []Info
+	now := d.now()
+	err := d.walkRecords(ctx, func(ref Ref, _ string) error {
+		rec, mtime, err := d.readRecord(ref)
+		if err != nil {
+			return nil
+		}
+		info, err := validate(ref, rec, mtime)
+		if err != nil || d.expired(info, now) {
+			return nil
+		}
+		out = append(out, info)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: listing results: %w", err)
+	}
+	sortByUse(out)
+	return out, nil
+}
+
+// sortByUse sorts most recently used first, then by ref.
+func sortByUse(infos []Info) {
+	slices.SortFunc(infos, func(a, b Info) int {
+		if c := b.Used.Compare(a.Used); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.Ref), string(b.Ref))
+	})
+}
+
+// walkRecords calls fn for every file in meta/ named like a record.
+func (d *Dir) walkRecords(ctx context.Context, fn func(ref Ref, path string) error) error {
+	return d.walkShards(ctx, d.meta, func(name, path string) error {
+		base, ok := strings.CutSuffix(name, ".json")
+		if !ok {
+			return nil
+		}
+		ref, err := ParseRef(base)
+		if err != nil || string(ref) != base {
+			return nil
+		}
+		return fn(ref, path)
+	})
+}
+
+// walkShards calls fn for every regular file in the two-hex-digit
+// subdirectories of top.
+func (d *Dir) walkShards(ctx context.Context, top string, fn func(name, path string) error) error {
+	shards, err := os.ReadDir(top)
+	if err != nil {
+		return fmt.Errorf("store: listing %s: %w", top, err)
+	}
+	for _, sh := range shards {
+		if !sh.IsDir() || !isHex(sh.Name(), 2) {
+			continue
+		}
+		dir := filepath.Join(top, sh.Name())
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return fmt.Errorf("store: listing %s: %w", dir, err)
+		}
+		for _, e := range ents {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if !e.Type().IsRegular() {
+				continue
+			}
+			if err := fn(e.Name(), filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Delete removes the result named by ref: its record, then its content.
+// Deleting a missing ref is not an error.
+func (d *Dir) Delete(ctx context.Context, ref Ref) error {
+	if err := d.checkOpen(); err != nil {
+		return err
+	}
+	ref, err := checkRef(ref)
+	if err != nil {
+		return err
+	}
+	lk, err := lockPath(d.lockFile, true)
+	if err != nil {
+		return err
+	}
+	defer lk.Close()
+	return d.remove(ref)
+}
+
+// remove deletes the record of ref and then its blob. The caller holds the
+// commit lock exclusively.
+func (d *Dir) remove(ref Ref) error {
+	rp := d.recordPath(ref)
+	if err := os.Remove(rp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: deleting %s: %w", ref, err)
+	}
+	if err := d.syncDir(filepath.Dir(rp)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: deleting %s: %w", ref, err)
+	}
+	if err := os.Remove(d.blobPath(ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: deleting %s: %w", ref, err)
+	}
+	return nil
+}

@@ -1,0 +1,9 @@
+package store
+
+// Hooks for the external tests in package store_test.
+
+// BlobPath returns the path of the content file of ref in d.
+func BlobPath(d *Dir, ref Ref) string { return d.blobPath(ref) }
+
+// RecordPath returns the path of the record of ref in d.
+func RecordPath(d *Dir, ref Ref) string { return d.recordPath(ref) }
