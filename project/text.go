@@ -16,12 +16,20 @@ func init() {
 // the end of a log or an output is where its outcome usually is.
 const headShare = 0.4
 
-// projectText shows whole lines from the head and, weighted more, from the
-// tail, with the omitted middle named in the header and where it sits.
+// projectText shows a log as a log (see projectLog) and any other text by
+// whole lines from its head and, weighted more, from its tail, with the
+// omitted middle named in the header and where it sits.
 func projectText(ctx context.Context, in *Input) (Output, error) {
 	e, err := newExcerptor(in, false)
 	if err != nil {
 		return Output{}, err
+	}
+	f, isLog, err := detectLog(e.doc)
+	if err != nil {
+		return Output{}, err
+	}
+	if isLog {
+		return projectLog(ctx, in, f)
 	}
 	return e.headTail(ctx, layout{title: "text"})
 }

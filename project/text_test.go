@@ -173,6 +173,15 @@ func FuzzTextProject(f *testing.F) {
 	f.Add([]byte("a\nb\nc\n"), uint16(100))
 	f.Add(bytes.Repeat([]byte("x"), 5000), uint16(120))
 	f.Add([]byte("\r\n\x1b[1m\x00\xff\n\n\n"), uint16(150))
+	// Logs, which get the log view: the heads of the real fixtures, and
+	// small ones with errors, records that go on, and JSON lines.
+	for _, name := range []string{"nginx-error", "postgres", "redis-verbose", "go-slog-json", "python-http-server", "dpkg-log"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "text", name, "output")); err == nil {
+			f.Add(b[:min(len(b), 6000)], uint16(300))
+		}
+	}
+	f.Add([]byte("2024-05-01T12:00:00Z INFO a\n2024-05-01T12:00:01Z ERROR b\nTraceback:\n  x\n2024-05-01T12:00:02Z WARN c\n"), uint16(100))
+	f.Add([]byte("{\"time\":\"2024-05-01T12:00:00Z\",\"level\":\"ERROR\",\"msg\":\"x\"}\n{\"time\":1,\"level\":50}\n{\"level\":\n"), uint16(120))
 	f.Fuzz(func(t *testing.T, b []byte, budget uint16) {
 		in := testInput(t, b, int(budget))
 		out, err := Project(context.Background(), KindText, in)

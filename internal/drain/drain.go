@@ -1,0 +1,367 @@
+// Package drain mines line templates from logs, after Drain (He, Zhu, Zheng
+// and Lyu, "Drain: An Online Log Parsing Approach with Fixed Depth Tree",
+// ICWS 2017): each line is split into tokens, obvious variables are masked
+// first (numbers, hex, IP addresses, UUIDs, times, paths with digits, the
+// timestamp that opens the line), and the line is routed through a tree of
+// fixed depth, keyed by its number of tokens and its leading literal tokens,
+// to a short list of clusters. It joins the cluster whose template it is most
+// similar to, when the similarity reaches a threshold, turning the tokens
+// that differ into the wildcard "<*>"; otherwise it starts a cluster.
+//
+// A [Miner] holds at most Options.MaxClusters clusters: once it is full, a
+// line that matches none joins the most similar cluster of its branch when
+// one is similar enough, and is counted as "other" when none is, so its
+// memory is bounded whatever it reads. It is deterministic: the same lines in
+// the same order give the same clusters, and ties are broken by the order in
+// which clusters were made, never by map order.
+package drain
+
+import (
+	"sort"
+	"strings"
+)
+
+// Options tune a Miner. The zero value means the defaults.
+type Options struct {
+	// Depth is the depth of the parse tree, counting the level of token
+	// counts and the level of leaves; the tree is keyed by the first
+	// Depth-2 literal tokens of a line. Default 4, at least 3.
+	Depth int
+	// Similarity is the least share of a template's tokens a line must
+	// match to join its cluster. Default 0.4.
+	Similarity float64
+	// MaxChildren bounds the children of a tree node; further keys share
+	// a wildcard child. Default 100.
+	MaxChildren int
+	// MaxClusters bounds the clusters. Default 1,000.
+	MaxClusters int
+	// MaxTokens bounds the tokens of a line that count; the rest are one
+	// Ellipsis token. Default 64.
+	MaxTokens int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Depth < 3 {
+		o.Depth = 4
+	}
+	if o.Similarity <= 0 || o.Similarity > 1 {
+		o.Similarity = 0.4
+	}
+	if o.MaxChildren <= 0 {
+		o.MaxChildren = 100
+	}
+	if o.MaxClusters <= 0 {
+		o.MaxClusters = 1000
+	}
+	if o.MaxTokens < 2 {
+		o.MaxTokens = 64
+	}
+	return o
+}
+
+// Other is the cluster id Add returns for a line it could not place: the
+// miner was full and no cluster was similar enough.
+const Other = -1
+
+// Cluster is a group of lines that share a template.
+type Cluster struct {
+	// ID is the cluster's number: clusters are numbered from 0 in the
+	// order they were made.
+	ID int
+	// Group is the group the cluster's lines were added to.
+	Group uint8
+	// Template is the lines' common form, tokens joined by one space, with
+	// Wildcard where they differ.
+	Template string
+	// Count is the number of lines added to the cluster.
+	Count int64
+	// First and Last are the positions (as passed to Add) of the first and
+	// the last line added.
+	First, Last int64
+}
+
+type cluster struct {
+	group  uint8
+	tokens []string
+	wild   []bool // wild[i]: tokens[i] stands for a variable
+	count  int64
+	first  int64
+	last   int64
+}
+
+type node struct {
+	children map[string]*node
+	wild     *node
+	leaf     []int32
+}
+
+type rootKey struct {
+	group uint8
+	n     int
+}
+
+// Miner mines templates from lines. It is not safe for concurrent use.
+type Miner struct {
+	opts     Options
+	roots    map[rootKey]*node
+	clusters []*cluster
+	other    int64
+	otherBy  [256]int64
+	tok      tokenizer
+	keys     []int // indexes of the tokens that key the tree
+}
+
+// New returns an empty miner.
+func New(opts Options) *Miner {
+	opts = opts.withDefaults()
+	return &Miner{
+		opts:  opts,
+		roots: map[rootKey]*node{},
+		tok:   tokenizer{max: opts.MaxTokens},
+	}
+}
+
+// Add adds a line to group 0; see AddIn.
+func (m *Miner) Add(line []byte, at int64) int { return m.AddIn(0, line, at) }
+
+// AddIn adds a line to a group and returns the id of the cluster it joined,
+// or Other. Lines of different groups never share a cluster: a caller keeps
+// errors apart from other lines this way. at is the line's position (its
+// number, say), reported back as Cluster.First and Cluster.Last.
+func (m *Miner) AddIn(group uint8, line []byte, at int64) int {
+	return m.add(group, m.tok.tokenize(line), at)
+}
+
+// AddStamped is AddIn for a line whose timestamp the caller has found
+// already (with [Timestamp]): it spans [start, end), and end is 0 when the
+// line has none.
+func (m *Miner) AddStamped(group uint8, line []byte, start, end int, at int64) int {
+	if start < 0 || end > len(line) || start > end {
+		return m.AddIn(group, line, at)
+	}
+	return m.add(group, m.tok.tokenizeStamped(line, start, end), at)
+}
+
+func (m *Miner) add(group uint8, toks []token, at int64) int {
+	leaf, create := m.route(group, toks, len(m.clusters) < m.opts.MaxClusters)
+	best, sim := -1, 0.0
+	if leaf != nil {
+		best, sim = m.best(leaf.leaf, toks)
+	}
+	if best >= 0 && sim >= m.opts.Similarity {
+		m.join(best, toks, at)
+		return best
+	}
+	if create != nil {
+		id := len(m.clusters)
+		c := &cluster{group: group, tokens: make([]string, len(toks)), wild: make([]bool, len(toks)), count: 1, first: at, last: at}
+		for i, t := range toks {
+			c.tokens[i] = string(t.text)
+			c.wild[i] = t.masked
+		}
+		m.clusters = append(m.clusters, c)
+		create.leaf = append(create.leaf, int32(id))
+		return id
+	}
+	// Full: join the most similar cluster of the branch if it is at least
+	// half as similar as a join needs.
+	if best >= 0 && sim >= m.opts.Similarity/2 {
+		m.join(best, toks, at)
+		return best
+	}
+	m.other++
+	m.otherBy[group]++
+	return Other
+}
+
+// Match returns the cluster a line would join without adding it, or Other.
+func (m *Miner) Match(group uint8, line []byte) int {
+	toks := m.tok.tokenize(line)
+	leaf, _ := m.route(group, toks, false)
+	if leaf == nil {
+		return Other
+	}
+	best, sim := m.best(leaf.leaf, toks)
+	if best >= 0 && sim >= m.opts.Similarity {
+		return best
+	}
+	return Other
+}
+
+// route walks the tree to the leaf for toks. When grow is true it makes the
+// missing nodes and returns the leaf also as create; otherwise a missing
+// node ends the walk with a nil leaf.
+func (m *Miner) route(group uint8, toks []token, grow bool) (leaf, create *node) {
+	rk := rootKey{group, len(toks)}
+	n := m.roots[rk]
+	if n == nil {
+		if !grow {
+			return nil, nil
+		}
+		n = &node{}
+		m.roots[rk] = n
+	}
+	// The tree is keyed by the first tokens that look like words, as
+	// Drain routes tokens with digits to a wildcard branch; skipping the
+	// others keeps a masked timestamp or a name such as "libc6:amd64" from
+	// taking a level of the tree.
+	m.keys = m.keys[:0]
+	for i := 0; i < len(toks) && len(m.keys) < m.opts.Depth-2; i++ {
+		if !toks[i].masked && routable(toks[i].text) {
+			m.keys = append(m.keys, i)
+		}
+	}
+	for d := 0; d < m.opts.Depth-2; d++ {
+		var key []byte
+		if d < len(m.keys) {
+			key = toks[m.keys[d]].text
+		}
+		next := n.children[string(key)]
+		if next == nil {
+			switch {
+			case !grow:
+				next = n.wild
+			case len(n.children) < m.opts.MaxChildren:
+				if n.children == nil {
+					n.children = map[string]*node{}
+				}
+				next = &node{}
+				n.children[string(key)] = next
+			default:
+				if n.wild == nil {
+					n.wild = &node{}
+				}
+				next = n.wild
+			}
+		}
+		if next == nil {
+			return nil, nil
+		}
+		n = next
+	}
+	if grow {
+		return n, n
+	}
+	return n, nil
+}
+
+// routable reports whether a token may key the tree: a word of letters,
+// with '-', '_' or '.' inside, at most one '=' (key=value), and at most a
+// ':' or ',' at its end; no digits.
+func routable(b []byte) bool {
+	eq := false
+	for i, c := range b {
+		switch {
+		case isLetterByte(c), c == '-', c == '_', c == '.':
+		case c == '=' && !eq && i > 0:
+			eq = true
+		case (c == ':' || c == ',') && i == len(b)-1 && i > 0:
+		default:
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// best returns the cluster of ids most similar to toks and its similarity:
+// the share of the template's tokens equal to the line's, leaving out the
+// positions where both hold the same masked variable (a timestamp, a
+// number), which say nothing about whether two lines share a template. Ties
+// go to the template with more wildcards, then to the older cluster.
+func (m *Miner) best(ids []int32, toks []token) (int, float64) {
+	best, bestSim, bestWild := -1, -1.0, -1
+	for _, id := range ids {
+		c := m.clusters[id]
+		same, wild, neutral := 0, 0, 0
+		for i, t := range c.tokens {
+			switch {
+			case string(toks[i].text) == t:
+				if toks[i].masked && c.wild[i] {
+					neutral++
+				} else {
+					same++
+				}
+			case c.wild[i]:
+				wild++
+			}
+		}
+		sim := 1.0
+		if n := len(c.tokens) - neutral; n > 0 {
+			sim = float64(same) / float64(n)
+		}
+		if sim > bestSim || sim == bestSim && wild > bestWild {
+			best, bestSim, bestWild = int(id), sim, wild
+		}
+	}
+	return best, bestSim
+}
+
+// join adds toks to cluster id, turning the template's tokens that differ
+// into wildcards; a key=value token keeps its key.
+func (m *Miner) join(id int, toks []token, at int64) {
+	c := m.clusters[id]
+	for i, t := range c.tokens {
+		if !c.wild[i] && string(toks[i].text) != t {
+			c.tokens[i] = wildcardFor(t, toks[i].text)
+			c.wild[i] = true
+		}
+	}
+	c.count++
+	c.last = at
+}
+
+// wildcardFor returns the wildcard that replaces template token t when a
+// line has b in its place: "key=<*>" when both are values of the same key,
+// else "<*>".
+func wildcardFor(t string, b []byte) string {
+	if k := keyEnd([]byte(t)); k > 0 && len(b) > k && b[k] == '=' && string(b[:k]) == t[:k] {
+		return t[:k+1] + Wildcard
+	}
+	return Wildcard
+}
+
+// Len returns the number of clusters.
+func (m *Miner) Len() int { return len(m.clusters) }
+
+// Others returns the number of lines of a group that no cluster took.
+func (m *Miner) Others(group uint8) int64 { return m.otherBy[group] }
+
+// OtherTotal returns the number of lines no cluster took, in all groups.
+func (m *Miner) OtherTotal() int64 { return m.other }
+
+// Cluster returns cluster id.
+func (m *Miner) Cluster(id int) Cluster {
+	c := m.clusters[id]
+	return Cluster{ID: id, Group: c.group, Template: strings.Join(c.tokens, " "), Count: c.count, First: c.first, Last: c.last}
+}
+
+// Clusters returns every cluster, the most frequent first; clusters of the
+// same count come in the order of their first line, then of their ids.
+func (m *Miner) Clusters() []Cluster {
+	out := make([]Cluster, len(m.clusters))
+	for i := range m.clusters {
+		out[i] = m.Cluster(i)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		if a.First != b.First {
+			return a.First < b.First
+		}
+		return a.ID < b.ID
+	})
+	return out
+}
+
+// Template returns the masked form of one line as a template would show it,
+// without adding it: for tests and for showing a line's shape.
+func (m *Miner) Template(line []byte) string {
+	toks := m.tok.tokenize(line)
+	parts := make([]string, len(toks))
+	for i, t := range toks {
+		parts[i] = string(t.text)
+	}
+	return strings.Join(parts, " ")
+}

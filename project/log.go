@@ -1,0 +1,955 @@
+package project
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/crumb-dev/crumb/internal/drain"
+	"github.com/crumb-dev/crumb/internal/lines"
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
+)
+
+// How much of a log the view reads. A log up to logSample.full bytes is
+// read whole; a larger one is sampled: its first and last logSample.ends
+// bytes and logSample.windows windows of logSample.window bytes spread
+// evenly between them, so that projecting a 1 GB log reads no more than a
+// 48 MB one, and the view says that its counts are the sample's. Tests make
+// these smaller.
+var logSample = struct {
+	full, ends, window int64
+	windows            int
+}{full: 48 << 20, ends: 8 << 20, window: 1 << 20, windows: 32}
+
+const (
+	// logLineCap is how much of a line classification and mining look at.
+	logLineCap = 4096
+	// logBlock is the unit of reads while scanning, the store's chunk size.
+	logBlock = 1 << 20
+	// logSniff is how much of each end of a text decides whether it is a
+	// log.
+	logSniff = 64 << 10
+	// logMaxErrorExcerpts bounds the error excerpts of a view: each costs
+	// an omission marker.
+	logMaxErrorExcerpts = 24
+	// logRecordLines is the most lines after an error that are shown with
+	// it as part of its record (a stack trace, PostgreSQL's DETAIL and
+	// STATEMENT lines).
+	logRecordLines = 8
+	// logKeptOthers is how many lines of each level that no template took
+	// are remembered for the view.
+	logKeptOthers = 8
+	// logTemplateWidth bounds how much of a template a view shows.
+	logTemplateWidth = 200
+)
+
+// logFormat is what the first and last lines of a text say about it as a
+// log.
+type logFormat struct {
+	// timestamped: most lines open a record with a timestamp, so a line
+	// without one continues the record before it.
+	timestamped bool
+	// keywords: the log writes no levels; words such as "error" and
+	// "failed" stand in for them.
+	keywords bool
+}
+
+// detectLog reports whether a text is a log: most of the lines at its two
+// ends carry a timestamp or a level (or are JSON objects with a time or a
+// level).
+func detectLog(doc *lines.Doc) (logFormat, bool, error) {
+	size := doc.Size()
+	head, err := doc.ReadRange(0, min(size, logSniff))
+	if err != nil {
+		return logFormat{}, false, err
+	}
+	var sample [][]byte
+	hl := bytes.Split(head, []byte{'\n'})
+	if int64(len(head)) < size && len(hl) > 1 {
+		hl = hl[:len(hl)-1] // a cut last line
+	}
+	sample = append(sample, hl...)
+	if tailFrom := max(int64(len(head)), size-logSniff); tailFrom < size {
+		tail, err := doc.ReadRange(tailFrom, size)
+		if err != nil {
+			return logFormat{}, false, err
+		}
+		tl := bytes.Split(tail, []byte{'\n'})
+		if len(tl) > 1 {
+			tl = tl[1:] // a cut first line
+		}
+		sample = append(sample, tl...)
+	}
+	var n, records, levels, either int
+	for _, l := range sample {
+		l = bytes.TrimRight(l, "\r")
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		n++
+		ll := classifyLogLine(l[:min(len(l), logLineCap)], false)
+		if ll.record {
+			records++
+		}
+		if ll.hit.level != sevNone {
+			levels++
+		}
+		if ll.record || ll.hit.level != sevNone {
+			either++
+		}
+	}
+	if n < 3 || either*2 < n {
+		return logFormat{}, false, nil
+	}
+	return logFormat{timestamped: records*2 >= n, keywords: levels*10 < n}, true, nil
+}
+
+// logOcc is one line of a log: its number and offset, and those of the
+// record it belongs to (the line itself, or the timestamped line it
+// continues).
+type logOcc struct {
+	line, off       int64
+	recLine, recOff int64
+}
+
+// logCluster is what the scan learns of one template.
+type logCluster struct {
+	level       logLevel
+	first, last logOcc
+}
+
+// logOthers are the lines of one level that no template took.
+type logOthers struct {
+	count int64
+	occ   []logOcc
+}
+
+// logSpan is a span of bytes.
+type logSpan struct{ from, to int64 }
+
+// logScan is the state of one scan of a log. Its size is bounded by the
+// miner's cap on clusters, whatever the size of the log.
+type logScan struct {
+	f        logFormat
+	miner    *drain.Miner
+	clusters []logCluster // by cluster id
+	others   [numSev]logOthers
+	bySev    [numSev]int64
+	spells   [numSev][]string
+
+	lines, bytes int64 // scanned
+	sampled      bool
+	windows      int // windows read besides the two ends, when sampled
+	lastRecord   logOcc
+	haveRecord   bool
+}
+
+// logPlan returns the spans a scan reads: the whole log, or a sample.
+func logPlan(size int64) (spans []logSpan, sampled bool) {
+	p := logSample
+	if size <= p.full {
+		return []logSpan{{0, size}}, false
+	}
+	spans = append(spans, logSpan{0, p.ends})
+	from, to := p.ends, size-p.ends
+	step := (to - from) / int64(p.windows+1)
+	w := min(p.window, step)
+	for k := int64(1); k <= int64(p.windows); k++ {
+		a := from + k*step - w/2
+		spans = append(spans, logSpan{a, a + w})
+	}
+	spans = append(spans, logSpan{to, size})
+	return spans, true
+}
+
+// scanLog reads the log (or a sample of it), mining templates and counting
+// levels.
+func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logScan, error) {
+	s := &logScan{f: f, miner: drain.New(drain.Options{})}
+	size := doc.Size()
+	spans, sampled := logPlan(size)
+	s.sampled = sampled
+	if sampled {
+		s.windows = len(spans) - 2
+	}
+	buf := make([]byte, logBlock)
+	var done int64 // where the previous span's last line ended
+	for _, sp := range spans {
+		from := max(sp.from, done)
+		if from >= sp.to || from >= size {
+			continue
+		}
+		if from > 0 {
+			// Start at a line start: the first one at or after from.
+			var b [1]byte
+			if _, err := in.Source.ReadAt(b[:], from-1); err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			if b[0] != '\n' {
+				l, err := doc.ReadLine(from, 0)
+				if err != nil {
+					if errors.Is(err, io.EOF) {
+						continue
+					}
+					return nil, err
+				}
+				from = l.End
+				if from >= sp.to {
+					done = from
+					continue
+				}
+			}
+		}
+		num, err := doc.LineAt(from)
+		if err != nil {
+			return nil, err
+		}
+		s.haveRecord = false
+		end, err := s.window(ctx, in.Source, size, from, sp.to, num, buf)
+		if err != nil {
+			return nil, err
+		}
+		s.bytes += end - from
+		done = end
+	}
+	return s, nil
+}
+
+// window scans the lines that start in [from, to), from (a line start)
+// holding line num. It returns where the last line it read ends.
+func (s *logScan) window(ctx context.Context, src io.ReaderAt, size, from, to, num int64, buf []byte) (int64, error) {
+	pos := from
+	for pos < to && pos < size {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		b, err := readBlock(src, buf, pos, size)
+		if err != nil {
+			return 0, err
+		}
+		i := 0
+		for i < len(b) {
+			start := pos + int64(i)
+			if start >= to {
+				return start, nil
+			}
+			j := bytes.IndexByte(b[i:], '\n')
+			if j < 0 {
+				if pos+int64(len(b)) >= size { // the last line, without a newline
+					s.add(b[i:min(len(b), i+logLineCap)], start, num)
+					return size, nil
+				}
+				if i > 0 {
+					break // read on from this line's start
+				}
+				// A line longer than a block: its head counts, the rest
+				// is skipped.
+				s.add(b[:logLineCap], start, num)
+				end, err := skipLine(src, buf, pos+int64(len(b)), size)
+				if err != nil {
+					return 0, err
+				}
+				num++
+				i = -1
+				pos = end
+				break
+			}
+			s.add(b[i:i+min(j, logLineCap)], start, num)
+			num++
+			i += j + 1
+		}
+		if i >= 0 {
+			pos += int64(i)
+		}
+	}
+	return pos, nil
+}
+
+// readBlock reads up to len(buf) bytes at pos.
+func readBlock(src io.ReaderAt, buf []byte, pos, size int64) ([]byte, error) {
+	n := min(int64(len(buf)), size-pos)
+	k, err := src.ReadAt(buf[:n], pos)
+	if err != nil && !(errors.Is(err, io.EOF) && int64(k) == n) {
+		return nil, fmt.Errorf("project: reading the log at byte %d: %w", pos, err)
+	}
+	return buf[:k], nil
+}
+
+// skipLine returns the offset just past the newline at or after pos.
+func skipLine(src io.ReaderAt, buf []byte, pos, size int64) (int64, error) {
+	for pos < size {
+		b, err := readBlock(src, buf, pos, size)
+		if err != nil {
+			return 0, err
+		}
+		if j := bytes.IndexByte(b, '\n'); j >= 0 {
+			return pos + int64(j) + 1, nil
+		}
+		pos += int64(len(b))
+	}
+	return size, nil
+}
+
+// add takes one line (its first logLineCap bytes, without the newline).
+func (s *logScan) add(line []byte, off, num int64) {
+	s.lines++
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	ll := classifyLogLine(line, s.f.keywords)
+	occ := logOcc{line: num, off: off, recLine: num, recOff: off}
+	if ll.record {
+		s.lastRecord, s.haveRecord = occ, true
+	} else if s.f.timestamped && s.haveRecord && num-s.lastRecord.line <= logRecordLines {
+		occ.recLine, occ.recOff = s.lastRecord.line, s.lastRecord.off
+	}
+	sev := ll.hit.level
+	s.bySev[sev]++
+	if sev >= sevWarn && ll.hit.spell != "" {
+		s.addSpell(sev, ll.hit.spell)
+	}
+	id := s.miner.AddStamped(uint8(sev), line, ll.tsStart, ll.tsEnd, num)
+	if id == drain.Other {
+		o := &s.others[sev]
+		o.count++
+		if len(o.occ) < logKeptOthers {
+			o.occ = append(o.occ, occ)
+		}
+		return
+	}
+	if id == len(s.clusters) {
+		s.clusters = append(s.clusters, logCluster{level: sev, first: occ, last: occ})
+		return
+	}
+	s.clusters[id].last = occ
+}
+
+// addSpell remembers how a level is written, for the search the view
+// offers; a few spellings at most, in the order first seen.
+func (s *logScan) addSpell(sev logLevel, spell string) {
+	for _, x := range s.spells[sev] {
+		if x == spell {
+			return
+		}
+	}
+	if len(s.spells[sev]) < 6 {
+		s.spells[sev] = append(s.spells[sev], spell)
+	}
+}
+
+// pattern returns an RE2 pattern that finds every error and warning line
+// the scan saw, or "" when there were none.
+func (s *logScan) pattern() string {
+	var parts []string
+	for _, sev := range []logLevel{sevError, sevWarn} {
+		parts = append(parts, s.spells[sev]...)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range parts {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "|")
+}
+
+// problems returns the number of error and warning lines, and of their
+// templates.
+func (s *logScan) problems(sev logLevel) (lines int64, templates int) {
+	for _, c := range s.clusters {
+		if c.level == sev {
+			templates++
+		}
+	}
+	return s.bySev[sev], templates
+}
+
+// logView renders the view of a log.
+type logView struct {
+	e      *excerptor
+	s      *logScan
+	size   int64
+	total  int64              // lines
+	levels map[int64]logLevel // levels of lines shown, by offset
+}
+
+// projectLog shows a log: the templates of its lines with their counts, its
+// errors and warnings as they were written (first occurrences and rare ones
+// before repeats), and its head and tail.
+func projectLog(ctx context.Context, in *Input, f logFormat) (Output, error) {
+	e, err := newExcerptor(in, true)
+	if err != nil {
+		return Output{}, err
+	}
+	s, err := scanLog(ctx, in, e.doc, f)
+	if err != nil {
+		return Output{}, err
+	}
+	v := &logView{e: e, s: s, size: e.doc.Size(), total: e.total, levels: map[int64]logLevel{}}
+	return v.render(ctx)
+}
+
+// scope says what the counts of the view cover.
+func (v *logView) scope() string {
+	if !v.s.sampled {
+		return "all " + textfmt.Plural(v.s.lines, "line")
+	}
+	return fmt.Sprintf("a sample of %s of the %s (%s of %s: the first and the last %s and %d windows of %s spread between)",
+		textfmt.Int(v.s.lines), textfmt.Plural(v.total, "line"), textfmt.Size(v.s.bytes), textfmt.Size(v.size),
+		textfmt.Size(logSample.ends), v.s.windows, textfmt.Size(logSample.window))
+}
+
+// facts are the header's facts: the numbers of errors and warnings.
+func (v *logView) facts() []string {
+	var parts []string
+	if n := v.s.bySev[sevError]; n > 0 {
+		parts = append(parts, textfmt.Plural(n, "error line"))
+	}
+	if n := v.s.bySev[sevWarn]; n > 0 {
+		parts = append(parts, textfmt.Plural(n, "warning line"))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	f := strings.Join(parts, ", ")
+	if v.s.sampled {
+		f += " in a sample"
+	}
+	return []string{f}
+}
+
+// templateLines lists the most frequent templates of lines that are
+// neither errors nor warnings, within room tokens.
+func (v *logView) templateLines(room int) []string {
+	var cs []drain.Cluster
+	var lines int64
+	for _, c := range v.s.miner.Clusters() {
+		if logLevel(c.Group) < sevWarn {
+			cs = append(cs, c)
+			lines += c.Count
+		}
+	}
+	if len(cs) == 0 {
+		return nil
+	}
+	head := fmt.Sprintf("Line templates (<*> marks what varies), %s in %s; the most frequent first, errors and warnings apart:",
+		textfmt.Plural(int64(len(cs)), "template"), v.scope())
+	used := v.e.cost(head)
+	if used > room {
+		return nil
+	}
+	width := len(textfmt.Int(cs[0].Count))
+	out := []string{head}
+	var shownLines int64
+	shown := 0
+	for _, c := range cs {
+		s := fmt.Sprintf("×%*s  %s (e.g. line %s)", width, textfmt.Int(c.Count), showTemplate(c.Template), textfmt.Int(c.First))
+		// Keep room for the line that counts the rest.
+		rest := 0
+		if shown+1 < len(cs) {
+			rest = 24
+		}
+		n := v.e.cost(s)
+		if used+n+rest > room {
+			break
+		}
+		out = append(out, s)
+		used += n
+		shown++
+		shownLines += c.Count
+	}
+	if shown == 0 {
+		return nil
+	}
+	if k := len(cs) - shown; k > 0 {
+		out = append(out, fmt.Sprintf("… %s more with %s", textfmt.Plural(int64(k), "template"), textfmt.Plural(lines-shownLines, "line")))
+	}
+	var other int64
+	for sev := sevNone; sev < sevWarn; sev++ {
+		other += v.s.others[sev].count
+	}
+	if other > 0 {
+		out = append(out, fmt.Sprintf("… and %s that fit no template (the template miner was full)", textfmt.Plural(other, "line")))
+	}
+	return out
+}
+
+// showTemplate cleans a template for a view and bounds its length.
+func showTemplate(t string) string {
+	t = textfmt.CleanLine([]byte(t))
+	if len(t) > logTemplateWidth {
+		t = string(textfmt.CutUTF8([]byte(t), logTemplateWidth)) + "…"
+	}
+	return t
+}
+
+// problemTemplates returns the error and warning templates, errors first,
+// then the rarest, then the earliest.
+func (v *logView) problemTemplates() []drain.Cluster {
+	var cs []drain.Cluster
+	for _, c := range v.s.miner.Clusters() {
+		if logLevel(c.Group) >= sevWarn {
+			cs = append(cs, c)
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.Group != b.Group {
+			return a.Group > b.Group
+		}
+		if a.Count != b.Count {
+			return a.Count < b.Count
+		}
+		return a.First < b.First
+	})
+	return cs
+}
+
+// problemLines lists the error and warning templates within room tokens.
+func (v *logView) problemLines(room int) []string {
+	cs := v.problemTemplates()
+	if len(cs) == 0 {
+		return nil
+	}
+	var out []string
+	used := 0
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(textfmt.Int(c.Count)))
+	}
+	shown := 0
+	var shownLines, lines int64
+	for _, c := range cs {
+		lines += c.Count
+	}
+	for _, c := range cs {
+		where := "line " + textfmt.Int(c.First)
+		if c.Count > 1 {
+			where = "first line " + textfmt.Int(c.First) + ", last " + textfmt.Int(c.Last)
+		}
+		s := fmt.Sprintf("×%*s %-7s %s (%s)", width, textfmt.Int(c.Count), logLevel(c.Group).String(), showTemplate(c.Template), where)
+		rest := 0
+		if shown+1 < len(cs) {
+			rest = 24
+		}
+		n := v.e.cost(s)
+		if used+n+rest > room {
+			break
+		}
+		out = append(out, s)
+		used += n
+		shown++
+		shownLines += c.Count
+	}
+	if k := len(cs) - shown; k > 0 {
+		out = append(out, fmt.Sprintf("… %s more with %s", textfmt.Plural(int64(k), "template"), textfmt.Plural(lines-shownLines, "line")))
+	}
+	var other int64
+	for sev := sevWarn; sev < numSev; sev++ {
+		other += v.s.others[sev].count
+	}
+	if other > 0 {
+		out = append(out, fmt.Sprintf("… and %s that fit no template", textfmt.Plural(other, "line")))
+	}
+	return out
+}
+
+// problemSummary is the line that opens the list of errors and warnings:
+// how many there are, how many the view shows, and the search that finds
+// them all.
+func (v *logView) problemSummary(shown int64) string {
+	var parts []string
+	for _, sev := range []logLevel{sevError, sevWarn} {
+		n, t := v.s.problems(sev)
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s)", textfmt.Plural(n, sev.String()+" line"), textfmt.Plural(int64(t), "template")))
+		}
+	}
+	all := v.s.bySev[sevError] + v.s.bySev[sevWarn]
+	var b strings.Builder
+	b.WriteString("Errors and warnings")
+	if v.s.sampled {
+		b.WriteString(" in the sample")
+	}
+	b.WriteString(": ")
+	b.WriteString(strings.Join(parts, ", "))
+	fmt.Fprintf(&b, "; %s shown below (first occurrences and rare ones first), %s similar omitted",
+		textfmt.Int(shown), textfmt.Int(max(0, all-shown)))
+	if p := v.s.pattern(); p != "" {
+		if v.s.sampled {
+			b.WriteString("; the rest of the log was not searched")
+		}
+		b.WriteString("; find them all: ")
+		b.WriteString(v.e.in.hint(recall.Request{Ref: v.e.in.Ref, Rev: v.e.in.Rev(), Grep: &recall.GrepSpec{Pattern: p}}))
+	}
+	b.WriteString(":")
+	return b.String()
+}
+
+// logCand is an error or warning line that the view may show.
+type logCand struct {
+	level logLevel
+	count int64 // lines of its template
+	tier  int   // 0 for the first of its template, 1 for a repeat
+	occ   logOcc
+}
+
+// candidates returns the error and warning lines worth showing, best
+// first: the first of each template, errors before warnings, rare templates
+// before common ones; then the last of each template.
+func (v *logView) candidates() []logCand {
+	var cs []logCand
+	counts := map[int]int64{}
+	for _, c := range v.s.miner.Clusters() {
+		counts[c.ID] = c.Count
+	}
+	for id, c := range v.s.clusters {
+		if c.level < sevWarn {
+			continue
+		}
+		n := counts[id]
+		cs = append(cs, logCand{level: c.level, count: n, occ: c.first})
+		if n > 1 && c.last.line != c.first.line {
+			cs = append(cs, logCand{level: c.level, count: n, tier: 1, occ: c.last})
+		}
+	}
+	for sev := sevWarn; sev < numSev; sev++ {
+		for _, o := range v.s.others[sev].occ {
+			cs = append(cs, logCand{level: sev, count: 1, occ: o})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.tier != b.tier {
+			return a.tier < b.tier
+		}
+		if a.level != b.level {
+			return a.level > b.level
+		}
+		if a.count != b.count {
+			return a.count < b.count
+		}
+		return a.occ.line < b.occ.line
+	})
+	return cs
+}
+
+// recordEnd returns where the record of the line at off ends: after the
+// lines that continue it (lines without a timestamp in a timestamped log,
+// PostgreSQL's detail lines), at most logRecordLines of them.
+func (v *logView) recordEnd(off int64) (int64, error) {
+	l, err := v.e.doc.ReadLine(off, logLineCap)
+	if err != nil {
+		return 0, err
+	}
+	end := l.End
+	for k := 0; k < logRecordLines && end < v.size; k++ {
+		n, err := v.e.doc.ReadLine(end, logLineCap)
+		if err != nil {
+			return 0, err
+		}
+		t := bytes.TrimSuffix(n.Text, []byte{'\r'})
+		if len(bytes.TrimSpace(t)) == 0 {
+			break
+		}
+		ll := classifyLogLine(t, false)
+		if !(v.s.f.timestamped && !ll.record) && ll.hit.level != sevDetail {
+			break
+		}
+		end = n.End
+	}
+	return end, nil
+}
+
+// pick chooses the records of error lines to show, in rank order, within
+// room tokens, each paying for the omission marker it may add, around the
+// excerpts already shown (head and tail); the excerpts do not overlap. It
+// returns them and the tokens they take.
+func (v *logView) pick(cands []logCand, shown []excerpt, room, marker, most int) ([]excerpt, int, error) {
+	var picks []excerpt
+	used := 0
+	limit := max(room/4, 80) // the most one record may take
+	taken := func(yield func(excerpt) bool) {
+		for _, x := range shown {
+			if !x.empty() && !yield(x) {
+				return
+			}
+		}
+		for _, p := range picks {
+			if !yield(p) {
+				return
+			}
+		}
+	}
+	for rank, c := range cands {
+		if len(picks) >= most || room-used < marker+8 || rank >= 4*logMaxErrorExcerpts {
+			break
+		}
+		off := c.occ.off
+		from, end := c.occ.recOff, int64(-1)
+		covered := false
+		for x := range taken {
+			switch {
+			case off >= x.from && off < x.to:
+				covered = true
+			case x.to <= off && x.to > from:
+				from = x.to
+				if x.cutEnd {
+					from = off
+				}
+			case x.from > off && (end < 0 || x.from < end):
+				end = x.from
+			}
+		}
+		if covered {
+			continue
+		}
+		rec, err := v.recordEnd(off)
+		if err != nil {
+			return nil, 0, err
+		}
+		if end < 0 || rec < end {
+			end = rec
+		}
+		avail := min(room-used-marker, limit)
+		x, n, err := v.e.forward(from, end, avail)
+		if err != nil {
+			return nil, 0, err
+		}
+		if x.empty() || x.to <= off || x.cutEnd && avail < limit {
+			// The error line does not fit whole in what is left; a line
+			// too long for any record's share may show in part.
+			continue
+		}
+		picks = append(picks, x)
+		used += n + marker
+	}
+	return picks, used, nil
+}
+
+// markerCost is the most tokens one omission marker can take.
+func (v *logView) markerCost() int {
+	e := v.e
+	label := "lines " + strings.Repeat("9", e.width+e.width/3) + "-" + strings.Repeat("9", e.width+e.width/3)
+	g := gap{from: 0, to: v.size, label: label,
+		req: recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &recall.Span{From: e.total + 1, To: e.total + 1}}}
+	return e.cost(e.marker(g, false))
+}
+
+// render lays the view out within the budget.
+func (v *logView) render(ctx context.Context) (Output, error) {
+	e := v.e
+	base := layout{title: "log", facts: v.facts()}
+	room := e.in.Budget - e.overhead(base, 2)
+	if room < 60 {
+		return e.headTail(ctx, base)
+	}
+	marker := v.markerCost()
+	cands := v.candidates()
+	tmplRoom, listRoom := room*22/100, 0
+	if len(cands) > 0 {
+		tmplRoom, listRoom = room*15/100, room*13/100
+	}
+	templates := v.templateLines(tmplRoom)
+	problems := v.problemLines(listRoom)
+	if err := ctx.Err(); err != nil {
+		return Output{}, err
+	}
+	most := logMaxErrorExcerpts
+	for {
+		out, over, picked, err := v.attempt(base, templates, problems, cands, most, room, marker)
+		if err != nil {
+			return Output{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Output{}, err
+		}
+		switch {
+		case !over:
+			return out, nil
+		case picked > 0:
+			most = picked - 1
+		case len(problems) > 0:
+			problems = problems[:len(problems)-1]
+		case len(templates) > 0:
+			templates = templates[:len(templates)-1]
+		default:
+			// Nothing of the log view fits: the plain view, which
+			// compacts its markers when it must.
+			return e.headTail(ctx, base)
+		}
+	}
+}
+
+// attempt renders one layout: the prelude; a head and a tail; at most
+// most error excerpts between them; then the head and tail grown into the
+// room left. It trims head and tail until the view fits, and reports over
+// when it does not fit even without them, and how many error excerpts it
+// picked.
+func (v *logView) attempt(base layout, templates, problems []string, cands []logCand, most, room, marker int) (out Output, over bool, picked int, err error) {
+	e := v.e
+	all := v.s.bySev[sevError] + v.s.bySev[sevWarn]
+	withSummary := len(problems) > 0 || len(cands) > 0
+	prelude := func(shown int64) []string {
+		p := append([]string(nil), templates...)
+		if withSummary {
+			p = append(p, v.problemSummary(shown))
+			p = append(p, problems...)
+		}
+		return p
+	}
+	l := base
+	// The summary counts what is shown, known only once the view fits:
+	// lay it out with the largest count first.
+	l.prelude = prelude(all)
+	left := room
+	for _, p := range l.prelude {
+		left -= e.cost(p)
+	}
+	left = max(left, 0)
+	headRoom, tailRoom, errRoom := left*3/10, left*7/10, 0
+	if len(cands) > 0 && most > 0 {
+		headRoom, tailRoom, errRoom = left*15/100, left*35/100, left*50/100
+	}
+	head, hused, err := e.forward(0, v.size, headRoom)
+	if err != nil {
+		return Output{}, false, 0, err
+	}
+	tail, tused, err := e.backward(v.size, head.to, tailRoom)
+	if err != nil {
+		return Output{}, false, 0, err
+	}
+	xs, pused, err := v.pick(cands, []excerpt{head, tail}, errRoom, marker, most)
+	if err != nil {
+		return Output{}, false, 0, err
+	}
+	picks := len(xs)
+	sort.Slice(xs, func(i, j int) bool { return xs[i].from < xs[j].from })
+	// Grow the tail, then the head, into what is left.
+	if spare := left - hused - tused - pused; spare > 0 && !tail.cutStart {
+		limit := head.to
+		if len(xs) > 0 {
+			limit = xs[len(xs)-1].to
+		}
+		more, n, err := e.backward(tail.from, limit, spare)
+		if err != nil {
+			return Output{}, false, 0, err
+		}
+		if !more.empty() && !more.cutStart {
+			tail = appendExcerpt(more, tail)
+			tused += n
+		}
+	}
+	if spare := left - hused - tused - pused; spare > 0 && !head.cutEnd {
+		limit := tail.from
+		if len(xs) > 0 {
+			limit = xs[0].from
+		}
+		more, _, err := e.forward(head.to, limit, spare)
+		if err != nil {
+			return Output{}, false, 0, err
+		}
+		if !more.empty() && !more.cutEnd {
+			head = appendExcerpt(head, more)
+		}
+	}
+	ends := []excerpt{head, tail}
+	for {
+		l.excerpts, err = v.join(append(append([]excerpt{ends[0]}, xs...), ends[1]), marker)
+		if err != nil {
+			return Output{}, false, 0, err
+		}
+		if withSummary {
+			l.prelude = prelude(v.shownProblems(l.excerpts))
+		}
+		text, next, err := e.assemble(l, false)
+		if err != nil {
+			return Output{}, false, 0, err
+		}
+		out := Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}
+		if e.in.Counter.Count(text) <= e.in.Budget {
+			return out, false, picks, nil
+		}
+		if !trimLargest(ends, v.size) {
+			return out, true, picks, nil
+		}
+	}
+}
+
+// join merges excerpts that touch, and fills the gaps between excerpts
+// that cost no more to show than their omission markers would.
+func (v *logView) join(xs []excerpt, marker int) ([]excerpt, error) {
+	var out []excerpt
+	for _, x := range xs {
+		if x.empty() {
+			continue
+		}
+		if len(out) > 0 {
+			last := &out[len(out)-1]
+			if last.to < x.from && !last.cutEnd && !x.cutStart && x.first-last.last() <= 4 {
+				g, _, err := v.e.forward(last.to, x.from, marker)
+				if err != nil {
+					return nil, err
+				}
+				if g.to == x.from && !g.cutEnd {
+					*last = appendExcerpt(*last, g)
+				}
+			}
+			if last.to == x.from && !last.cutEnd && !x.cutStart {
+				*last = appendExcerpt(*last, x)
+				continue
+			}
+		}
+		x.lines = append([]string(nil), x.lines...)
+		x.offs = append([]int64(nil), x.offs...)
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// appendExcerpt returns a followed by b, which starts where a ends.
+func appendExcerpt(a, b excerpt) excerpt {
+	a.lines = append(a.lines, b.lines...)
+	a.offs = append(a.offs[:len(a.offs)-1], b.offs...)
+	a.to, a.cutEnd = b.to, b.cutEnd
+	return a
+}
+
+// shownProblems counts the error and warning lines the excerpts show from
+// their start.
+func (v *logView) shownProblems(xs []excerpt) int64 {
+	var n int64
+	for _, x := range xs {
+		for i := range x.lines {
+			if i == 0 && x.cutStart {
+				continue
+			}
+			if v.lineLevel(x.offs[i]) >= sevWarn {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// lineLevel classifies the line that starts at off.
+func (v *logView) lineLevel(off int64) logLevel {
+	if l, ok := v.levels[off]; ok {
+		return l
+	}
+	l, err := v.e.doc.ReadLine(off, logLineCap)
+	if err != nil {
+		return sevNone
+	}
+	lv := classifyLogLine(bytes.TrimSuffix(l.Text, []byte{'\r'}), v.s.f.keywords).hit.level
+	v.levels[off] = lv
+	return lv
+}

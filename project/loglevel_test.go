@@ -1,0 +1,131 @@
+package project
+
+import (
+	"testing"
+
+	"github.com/crumb-dev/crumb/recall"
+)
+
+func TestLogLevels(t *testing.T) {
+	tests := []struct {
+		line     string
+		keywords bool
+		want     logLevel
+		record   bool
+	}{
+		{"2024-05-01T12:00:00Z INFO request served", false, sevInfo, true},
+		{"2024-05-01T12:00:00Z ERROR db timeout", false, sevError, true},
+		{"2024-05-01 12:00:00,123 - app.db - WARNING - slow query", false, sevWarn, true},
+		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench ERROR:  division by zero", false, sevError, true},
+		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench FATAL:  database \"x\" does not exist", false, sevError, true},
+		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench DETAIL:  Key (id)=(1) already exists.", false, sevDetail, true},
+		{"2024-05-01 12:00:00.123 UTC [42] LOG:  checkpoint starting", false, sevInfo, true},
+		{"2024/05/01 12:00:00 [error] 12#12: *1 open() failed", false, sevError, true},
+		{"2024/05/01 12:00:00 [warn] 12#12: conflicting server name", false, sevWarn, true},
+		{"1234:M 01 May 2024 12:00:00.123 # WARNING overcommit_memory is set to 0", false, sevWarn, true},
+		{"1234:S 01 May 2024 12:00:00.123 # Error condition on socket for SYNC: Connection refused", false, sevError, true},
+		{"1234:M 01 May 2024 12:00:00.123 * Ready to accept connections", false, sevInfo, true},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET /x HTTP/1.1" 404 153 "-" "curl/8"`, false, sevWarn, true},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET /api HTTP/1.1" 502 157 "-" "curl/8"`, false, sevError, true},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET / HTTP/1.1" 200 612 "-" "curl/8"`, false, sevInfo, true},
+		{`127.0.0.1 - - [29/Nov/2025 12:00:00] code 404, message File not found`, false, sevWarn, true},
+		{`{"time":"2024-05-01T12:00:00Z","level":"ERROR","msg":"boom"}`, false, sevError, true},
+		{`{"level":"warn","ts":1714564800.1,"msg":"slow"}`, false, sevWarn, true},
+		{`{"level":50,"time":1714564800000,"msg":"pino error"}`, false, sevError, true},
+		{`{"msg":"no level here"}`, false, sevNone, false},
+		{"time=2024-05-01T12:00:00Z level=ERROR msg=boom", false, sevError, true},
+		{`time=2024-05-01T12:00:00Z level="warn" msg=slow`, false, sevWarn, true},
+		{"E0501 12:00:00.123456   42 main.go:10] failed", false, sevError, true},
+		{"W0501 12:00:00.123456   42 main.go:10] slow", false, sevWarn, true},
+		{"E: Unable to locate package foo", false, sevError, false},
+		{"ERROR:root:something broke", false, sevError, false},
+		{"2024/05/01 12:00:00 error: cannot open config", false, sevError, true},
+		{"line 1 of a long log, with some words", false, sevNone, false},
+		{"2024-05-01 12:00:00 status installed libgpg-error-dev:amd64 1.46-1", true, sevNone, true},
+		{"2024-05-01 12:00:00 sshd[42]: Failed password for root", true, sevError, true},
+		{"May  1 12:00:00 host kernel: warning: clock skew", true, sevWarn, true},
+		{"May  1 12:00:00 host cron[7]: job done, 0 errors", true, sevNone, true},
+		{"Log started: 2024-05-01 12:00:00", false, sevNone, true},
+	}
+	for _, tt := range tests {
+		ll := classifyLogLine([]byte(tt.line), tt.keywords)
+		if ll.hit.level != tt.want || ll.record != tt.record {
+			t.Errorf("%q: level %v, record %v; want %v, %v", tt.line, ll.hit.level, ll.record, tt.want, tt.record)
+			continue
+		}
+		if tt.want >= sevWarn {
+			// The search the view offers finds the line.
+			re, err := recall.Compile(recall.GrepSpec{Pattern: ll.hit.spell})
+			if err != nil {
+				t.Errorf("%q: pattern %q: %v", tt.line, ll.hit.spell, err)
+				continue
+			}
+			if !re.MatchString(tt.line) {
+				t.Errorf("%q: pattern %q does not find it", tt.line, ll.hit.spell)
+			}
+		}
+	}
+}
+
+// TestLogPatternFindsAll checks, for every fixture, that the search a view
+// offers for errors and warnings finds every line the view counts as one.
+func TestLogPatternFindsAll(t *testing.T) {
+	for _, f := range logFixtures(t) {
+		if notLogs[f.name] {
+			continue
+		}
+		in := testInput(t, f.output, 2000)
+		doc := in.Doc()
+		lf, _, err := detectLog(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := scanLog(t.Context(), in, doc, lf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := s.pattern()
+		if p == "" {
+			if s.bySev[sevError]+s.bySev[sevWarn] > 0 {
+				t.Errorf("%s: problems but no pattern", f.name)
+			}
+			continue
+		}
+		re, err := recall.Compile(recall.GrepSpec{Pattern: p})
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		var found, want int64
+		for _, line := range splitLines(f.output) {
+			if classifyLogLine(line[:min(len(line), logLineCap)], lf.keywords).hit.level >= sevWarn {
+				want++
+				if re.Match(line) {
+					found++
+				}
+			}
+		}
+		if found != want || want != s.bySev[sevError]+s.bySev[sevWarn] {
+			t.Errorf("%s: pattern %q finds %d of %d problem lines (scan counted %d)", f.name, p, found, want, s.bySev[sevError]+s.bySev[sevWarn])
+		}
+	}
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		l := b[:i]
+		if len(l) > 0 && l[len(l)-1] == '\r' {
+			l = l[:len(l)-1]
+		}
+		out = append(out, l)
+		if i < len(b) {
+			i++
+		}
+		b = b[i:]
+	}
+	return out
+}
