@@ -172,6 +172,17 @@ type Result struct {
 	TimedOut bool
 	Duration time.Duration
 	Command  []string
+	// Wait, when set, is called once Reader has been read to its end and
+	// before the result is projected, to fill in how the command ended
+	// (ExitCode, Signal, TimedOut, Duration): a command whose output is
+	// streamed only knows that once its output has ended. Project calls it
+	// at most once, and not when it fails before the output ends.
+	Wait func(*Result)
+
+	// OutputSchema is the outputSchema an MCP tool declares, for KindMCP
+	// results: a JSON Schema object, the JSON null when the tool is known to
+	// have none, empty when it is not known (see project.Input).
+	OutputSchema json.RawMessage
 }
 
 // View is what enters the model's context for a result.
@@ -295,6 +306,9 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	if err != nil {
 		return nil, err
 	}
+	if rest == nil {
+		res.wait()
+	}
 	kind := res.Kind
 	if kind == "" {
 		kind = project.Detect(body[:min(len(body), sniff.Len)], project.Hints{Tool: res.Tool, Command: res.ExitCode != nil || len(res.Command) > 0})
@@ -330,8 +344,17 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		if _, cerr := io.Copy(keep, r); cerr != nil {
 			return nil, fmt.Errorf("crumb: reading the result: %w", cerr)
 		}
+		res.wait()
 		g.cfg.Logger.Warn("crumb: storing a result failed", "tool", res.Tool, "err", err)
 		return g.fallback(ctx, res, kind, keep, err, rc, budget)
+	}
+	if res.wait() {
+		// The command's end was not known when the result was stored.
+		if a, ok := g.store.(store.Annotator); ok && commandAttrs(res) != nil {
+			if err := a.Annotate(ctx, info.Ref, commandAttrs(res)); err != nil {
+				g.cfg.Logger.Warn("crumb: recording how a command ended", "ref", info.Ref, "err", err)
+			}
+		}
 	}
 	obj, err := g.store.Open(ctx, info.Ref)
 	if err != nil {
@@ -350,6 +373,18 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	in.Ref, in.Digest = info.Ref, info.Digest
 	in.Truncated, in.SourceSize = info.Truncated, info.SourceSize
 	return g.finish(ctx, kind, in, rc)
+}
+
+// wait calls res.Wait, once, now that the output has ended, and reports
+// whether it did.
+func (res *Result) wait() bool {
+	w := res.Wait
+	if w == nil {
+		return false
+	}
+	res.Wait = nil
+	w(res)
+	return true
 }
 
 // prefix reads the result's first bytes: all of it when it is in memory or
@@ -441,6 +476,8 @@ func (g *Guard) input(ctx context.Context, res Result, src project.Source, budge
 		Hint:     g.cfg.Hint,
 		Line:     g.lineFunc(ctx),
 		Put:      g.put,
+
+		OutputSchema: res.OutputSchema,
 	}
 }
 

@@ -228,6 +228,7 @@ type gap struct {
 	from, to int64
 	req      recall.Request
 	label    string // "lines 41-1,999,840" or "bytes 1,024-9,876"
+	note     string // what the stretch holds, when known ("532 lines like ...")
 }
 
 // gaps returns the omitted stretches around and between xs (sorted,
@@ -279,10 +280,14 @@ func (e *excerptor) makeGap(from, to int64, byBytes bool) (gap, error) {
 }
 
 func (e *excerptor) marker(g gap, compact bool) string {
-	if compact {
-		return fmt.Sprintf("[… %s omitted (%s)]", g.label, textfmt.Size(g.to-g.from))
+	size := textfmt.Size(g.to - g.from)
+	if g.note != "" {
+		size += "; " + g.note
 	}
-	return fmt.Sprintf("[… %s omitted (%s); read them: %s]", g.label, textfmt.Size(g.to-g.from), e.in.hint(g.req))
+	if compact {
+		return fmt.Sprintf("[… %s omitted (%s)]", g.label, size)
+	}
+	return fmt.Sprintf("[… %s omitted (%s); read them: %s]", g.label, size, e.in.hint(g.req))
 }
 
 // layout is a whole view: a title, summary lines, and excerpts.
@@ -295,6 +300,9 @@ type layout struct {
 	prelude []string
 	// excerpts are sorted and do not overlap.
 	excerpts []excerpt
+	// note, when set, describes what an omitted stretch [from, to) holds;
+	// its answer goes in the stretch's marker.
+	note func(from, to int64) string
 }
 
 // header says what the view shows and omits, and the next read.
@@ -384,6 +392,11 @@ func (e *excerptor) assemble(l layout, compact bool) (string, *recall.Request, e
 	gs, err := e.gaps(xs)
 	if err != nil {
 		return "", nil, err
+	}
+	if l.note != nil {
+		for i := range gs {
+			gs[i].note = l.note(gs[i].from, gs[i].to)
+		}
 	}
 	var b strings.Builder
 	b.WriteString(e.header(l, gs))

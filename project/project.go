@@ -96,6 +96,12 @@ type Input struct {
 	// when there is no store; projectors then describe such bytes without a
 	// ref.
 	Put func(ctx context.Context, data []byte, meta store.Meta) (store.Ref, error)
+	// OutputSchema is the outputSchema an MCP tool declares (from
+	// tools/list), for KindMCP results: a JSON Schema object when the tool
+	// has one, the JSON literal null when the tool is known to have none,
+	// and empty when it is not known. It decides what may be done to a
+	// large structuredContent: see the MCP projector.
+	OutputSchema json.RawMessage
 	// Truncated and SourceSize report that only the first Source.Size()
 	// bytes of a SourceSize-byte result were kept.
 	Truncated  bool

@@ -1,0 +1,977 @@
+package project
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+)
+
+func init() {
+	Register(KindCommand, ProjectorFunc(projectCommand))
+}
+
+// The command projector's view of a command's output (stdout and stderr
+// interleaved) puts first what decides the agent's next step:
+//
+//   - the header states how the command ended — "exit status 1 (failed)",
+//     "killed by SIGKILL", "timed out after 30s" — so that a failure never
+//     reads as a success;
+//   - then the evidence, as excerpts of the exact lines: compiler errors at
+//     file:line, failed tests with their messages, panics and tracebacks with
+//     their first frames, npm and make errors;
+//   - then the end of the output, where summaries are ("FAIL pkg",
+//     "3 failed, 10 passed");
+//   - ordinary output fills what room is left, and runs of near-identical
+//     lines are left out with a marker that says what they were like
+//     ("532 lines like `Downloading …`") and how to read them.
+//
+// Evidence the budget has no room for is counted, with the search that finds
+// it. The whole output is scanned once, with bounded state (see
+// command_scan.go), so a 1 GB log costs memory proportional to the budget.
+
+// Shares of the room for excerpts.
+const (
+	cmdTailMin   = 0.12 // the end of the output, shown first
+	cmdTailShare = 0.40 // the most the end may take when filling
+	cmdHeadShare = 0.15 // the most the start may take when filling
+	cmdLineShare = 0.25 // the most one line may take
+)
+
+// cmdCompactBelow is the budget under which omission markers leave out
+// their reads (the header still names the next one).
+const cmdCompactBelow = 300
+
+// cmdReserveFrom is the budget from which room is set aside for the notes
+// on runs and the line that counts the evidence left out.
+const cmdReserveFrom = 1000
+
+// A marker names the longest run of near-identical lines in the stretch it
+// omits when the run has at least cmdNoteRun lines; cmdNoteTokens is about
+// what such a note costs.
+const (
+	cmdNoteRun    = 20
+	cmdNoteTokens = 36
+)
+
+// Priorities of picked lines.
+const (
+	prioFill = iota
+	prioContext
+	prioEvidence
+	prioEnd
+)
+
+func projectCommand(ctx context.Context, in *Input) (Output, error) {
+	e, err := newExcerptor(in, false)
+	if err != nil {
+		return Output{}, err
+	}
+	scan, err := cmdScanSource(ctx, in)
+	if err != nil {
+		return Output{}, err
+	}
+	p := &cmdProjector{e: e, in: in, scan: scan, size: e.doc.Size(), total: e.total}
+	return p.project(ctx)
+}
+
+// cmdScanSource runs the scan over the whole input, one chunk at a time.
+func cmdScanSource(ctx context.Context, in *Input) (*cmdScan, error) {
+	s := newCmdScan()
+	size := in.Source.Size()
+	buf := make([]byte, min(int64(store.ChunkSize), max(size, 1)))
+	for off := int64(0); off < size; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := in.Source.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if n > 0 {
+			s.Write(buf[:n])
+			off += int64(n)
+		}
+		if err != nil && !(errors.Is(err, io.EOF) && off >= size) {
+			return nil, fmt.Errorf("project: scanning a command's output: %w", err)
+		}
+		if n == 0 && err == nil {
+			return nil, fmt.Errorf("project: scanning a command's output: no progress at byte %d", off)
+		}
+	}
+	s.finish()
+	return s, nil
+}
+
+// ExitSummary states how a command ended, plainly, the way the header of a
+// command's view does: "exit status 0", "exit status 2 (failed)", "killed by
+// SIGKILL", "interrupted (SIGINT)", "timed out after 30s", or "exit status
+// unknown".
+func ExitSummary(exitCode *int, signal string, timedOut bool, d time.Duration) string {
+	sig := cmdSignalName(signal)
+	var s string
+	switch {
+	case timedOut:
+		s = "timed out"
+		if d > 0 {
+			s += " after " + cmdDuration(d)
+		}
+		switch {
+		case sig != "":
+			s += " (killed by " + sig + ")"
+		case exitCode != nil:
+			s += " (exit status " + strconv.Itoa(*exitCode) + ")"
+		}
+	case sig == "SIGINT":
+		s = "interrupted (SIGINT)"
+	case sig != "":
+		s = "killed by " + sig
+	case exitCode == nil:
+		s = "exit status unknown"
+	case *exitCode == 0:
+		s = "exit status 0"
+	case *exitCode == 127:
+		s = "exit status 127 (failed: command not found)"
+	case *exitCode == 126:
+		s = "exit status 126 (failed: not executable)"
+	default:
+		s = "exit status " + strconv.Itoa(*exitCode) + " (failed)"
+	}
+	return s
+}
+
+// cmdSignalName writes a signal as SIGNAME; "9" becomes "signal 9".
+func cmdSignalName(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return "signal " + strconv.Itoa(n)
+	}
+	if up := strings.ToUpper(s); strings.HasPrefix(up, "SIG") && !strings.ContainsAny(up, " \t") {
+		return textfmt.CleanLine([]byte(up))
+	}
+	return textfmt.CleanLine([]byte(s))
+}
+
+// cmdDuration writes a duration briefly: 120ms, 2.3s, 4m05s, 1h02m.
+func cmdDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < time.Minute:
+		s := strconv.FormatFloat(d.Seconds(), 'f', 1, 64)
+		return strings.TrimSuffix(s, ".0") + "s"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// cmdCommandLine returns the command that ran, from the input or from a
+// "command" (or "cmd") argument of the tool call.
+func cmdCommandLine(in *Input) string {
+	if len(in.Command) > 0 {
+		return cmdQuoteArgs(in.Command)
+	}
+	if len(in.Args) == 0 {
+		return ""
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(in.Args, &args) != nil {
+		return ""
+	}
+	for _, k := range []string{"command", "cmd"} {
+		raw, ok := args[k]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		var argv []string
+		if json.Unmarshal(raw, &argv) == nil {
+			return cmdQuoteArgs(argv)
+		}
+	}
+	return ""
+}
+
+// cmdQuoteArgs joins a command's arguments as a POSIX shell would read them.
+func cmdQuoteArgs(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(cmdShellWord(a))
+	}
+	return b.String()
+}
+
+func cmdShellWord(s string) string {
+	if s == "" {
+		return "''"
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:/=,+@%", c)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// cmdLine is a line picked for the view.
+type cmdLine struct {
+	no         int64
+	start, end int64 // the whole line, its newline included
+	from, to   int64 // the bytes shown: the whole line unless cut
+	cutStart   bool  // only its end is shown
+	cutEnd     bool  // only its start is shown
+	text       string
+	cost       int
+	fam        cmdFamily
+	prio       int
+	picked     bool
+}
+
+// cmdProjector holds one projection's state.
+type cmdProjector struct {
+	e     *excerptor
+	in    *Input
+	scan  *cmdScan
+	size  int64
+	total int64
+
+	runs        []cmdRun // by first line
+	sampleCache map[int64][]string
+	cache       map[int64]*cmdLine
+	order       []*cmdLine // picked lines, in the order they were picked
+	used        int        // tokens of picked lines
+	gaps        int        // omitted stretches between and around them
+	room        int        // tokens for lines and the markers of gaps
+	limit       int        // the most tokens the current pass may use
+	perGap      int        // tokens one more omitted stretch costs
+	lineCap     int        // the most tokens one line may take
+
+	compact bool // markers without their reads, for small budgets
+	notes   bool // markers name the runs they omit
+	more    bool // the prelude counts the evidence left out
+
+	status  string
+	command string
+}
+
+func (p *cmdProjector) project(ctx context.Context) (Output, error) {
+	in, e := p.in, p.e
+	p.status = ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)
+	if cmd := cmdCommandLine(in); cmd != "" {
+		p.command = "$ " + cmdClip(textfmt.CleanLine([]byte(cmd)), 240)
+	}
+	p.runs = slices.Clone(p.scan.runs)
+	slices.SortFunc(p.runs, func(a, b cmdRun) int { return int(a.first - b.first) })
+	p.cache = map[int64]*cmdLine{}
+	p.sampleCache = map[int64][]string{}
+
+	l := p.layout(nil)
+	// Small enough to show whole?
+	wholeRoom := in.Budget - e.cost(e.header(l, nil)) - 2
+	for _, s := range l.prelude {
+		wholeRoom -= e.cost(s)
+	}
+	if in.StoreError != "" {
+		wholeRoom -= e.cost("[crumb could not store this result: " + in.StoreError + "; what is omitted here cannot be read back]")
+	}
+	// A token holds at most about 16 bytes (see excerptor.maxLineBytes).
+	x := excerpt{to: -1}
+	if p.size <= int64(wholeRoom)*16 {
+		var err error
+		if x, _, err = e.forward(0, p.size, wholeRoom); err != nil {
+			return Output{}, err
+		}
+	}
+	if x.to == p.size && !x.cutEnd {
+		whole := l
+		whole.excerpts = []excerpt{x}
+		text, next, err := e.assemble(whole, false)
+		if err != nil {
+			return Output{}, err
+		}
+		if in.Counter.Count(text) <= in.Budget {
+			return Output{Text: text, Next: next, Complete: next == nil && in.StoreError == ""}, nil
+		}
+	}
+
+	// The room: the budget less the header, the prelude and the marker of
+	// the first omitted stretch. It is an estimate; fit trims what does not
+	// fit, least important first.
+	p.compact = in.Budget < cmdCompactBelow
+	worst := gap{from: 0, to: p.size, label: "lines " + textfmt.Int(p.total) + "-" + textfmt.Int(p.total),
+		req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: p.total, To: p.total}}}
+	hl := l
+	hl.excerpts = []excerpt{{first: p.total, lines: []string{""}}, {first: p.total, lines: []string{""}}}
+	p.room = in.Budget - e.cost(e.header(hl, []gap{worst, worst})) - 2
+	if in.StoreError != "" {
+		p.room -= e.cost("[crumb could not store this result: " + in.StoreError + "; what is omitted here cannot be read back]")
+	}
+	for _, s := range l.prelude {
+		p.room -= e.cost(s)
+	}
+	p.notes, p.more = true, !p.compact
+	if in.Budget >= cmdReserveFrom {
+		// Room for notes on runs, and for saying what evidence is left
+		// out, as if all of it were. With less, they are the first to go
+		// when the lines do not leave them room (see fit).
+		for _, r := range p.runs {
+			if r.lines() >= cmdNoteRun {
+				p.room -= 2 * cmdNoteTokens
+				break
+			}
+		}
+		if len(p.scan.ev) > 0 {
+			p.room -= e.cost(p.moreLine(p.omitted(nil)))
+		}
+	}
+	p.perGap = e.cost(e.marker(worst, p.compact)) + in.Counter.Count(", lines "+textfmt.Int(p.total)+"-"+textfmt.Int(p.total))
+	p.room -= p.perGap
+	p.gaps = 1
+	p.lineCap = max(24, int(float64(p.room)*cmdLineShare))
+	p.limit = p.room
+	if p.room > 0 {
+		if err := p.pickAll(ctx); err != nil {
+			return Output{}, err
+		}
+	}
+	return p.fit(ctx)
+}
+
+// layout returns the view's frame: title, status, prelude.
+func (p *cmdProjector) layout(more map[cmdFamily]int64) layout {
+	l := layout{title: "command", facts: []string{p.status}}
+	if p.in.Duration > 0 && !p.in.TimedOut {
+		l.facts = append(l.facts, "ran "+cmdDuration(p.in.Duration))
+	}
+	if p.command != "" {
+		l.prelude = append(l.prelude, p.command)
+	}
+	if s := p.moreLine(more); s != "" && p.more {
+		l.prelude = append(l.prelude, s)
+	}
+	return l
+}
+
+// moreLine says how much evidence the view leaves out, and the search that
+// finds it; "" when none is.
+func (p *cmdProjector) moreLine(more map[cmdFamily]int64) string {
+	var parts, pats []string
+	for f := famPanic; f < cmdNumFamilies; f++ {
+		if f == famFrame || f == famSummary || more[f] <= 0 {
+			continue
+		}
+		parts = append(parts, textfmt.Plural(more[f], cmdFamilyNames[f]+" line"))
+		for _, pat := range strings.Split(cmdFamilyGrep[f], "|") {
+			if !slices.Contains(pats, pat) {
+				pats = append(pats, pat)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	req := recall.Request{Ref: p.in.Ref, Rev: p.in.Rev(), Grep: &recall.GrepSpec{Pattern: strings.Join(pats, "|")}}
+	return "[not shown: " + strings.Join(parts, ", ") + "; find them: " + p.in.hint(req) + "]"
+}
+
+// pickAll chooses the lines of the view, most important first.
+func (p *cmdProjector) pickAll(ctx context.Context) error {
+	evs := slices.Clone(p.scan.ev)
+	slices.SortFunc(evs, func(a, b cmdEvidence) int {
+		switch {
+		case a.better(b):
+			return -1
+		case b.better(a):
+			return 1
+		}
+		return 0
+	})
+
+	// The end of the output: how it ended is there.
+	if err := p.pickTail(int(float64(p.room)*cmdTailMin), prioEnd, true); err != nil {
+		return err
+	}
+	if len(evs) == 0 {
+		// No evidence: the start and the end, as for any text.
+		if err := p.pickHead(int(float64(p.room)*0.4), prioFill); err != nil {
+			return err
+		}
+		return p.pickTail(p.room, prioFill, false)
+	}
+	// The first line says what ran.
+	if err := p.pickHead(min(40, p.room/20), prioFill); err != nil {
+		return err
+	}
+	// Evidence: crashes with their frames; then each other line with a
+	// little of its context, leaving room for the rest of the context of
+	// those that rank first; then the lines that rank low (warnings,
+	// frames, passing summaries).
+	important := func(ev cmdEvidence) bool { return ev.score >= scoreDetail }
+	for pass := 0; pass < 4; pass++ {
+		p.limit = p.room
+		switch pass {
+		case 1:
+			p.limit = int(float64(p.room) * 0.75)
+		case 3:
+			// More of the end before the evidence that ranks low.
+			if err := p.pickTail(int(float64(p.room)*cmdTailShare), prioFill, false); err != nil {
+				return err
+			}
+		}
+		for _, ev := range evs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			switch {
+			case pass == 0 && ev.score >= scoreCrash-5:
+				p.pickEvidence(ev, ev.before, ev.after)
+			case pass == 1 && important(ev):
+				p.pickEvidence(ev, min(ev.before, 1), min(ev.after, 2))
+			case pass == 2 && important(ev):
+				p.pickEvidence(ev, ev.before, ev.after)
+			case pass == 3 && !important(ev):
+				p.pickEvidence(ev, 0, min(ev.after, 1))
+			}
+		}
+	}
+	p.limit = p.room
+	if err := p.pickHead(int(float64(p.room)*cmdHeadShare), prioFill); err != nil {
+		return err
+	}
+	if err := p.pickTail(p.room, prioFill, false); err != nil {
+		return err
+	}
+	return p.bridge()
+}
+
+// cost returns the tokens the picked lines and the markers of their gaps
+// beyond the first take.
+func (p *cmdProjector) cost() int { return p.used + (p.gaps-1)*p.perGap }
+
+// line reads line no, which starts at start, rendered for the view. A line
+// too long for the view is cut: its start is kept, or its end when tailCut.
+func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
+	if pl, ok := p.cache[no]; ok {
+		return pl, nil
+	}
+	e := p.e
+	// Read no more of a line than its share of the view could show.
+	l, err := e.doc.ReadLine(start, min(e.maxLineBytes(), p.lineCap*16+64))
+	if err != nil {
+		return nil, err
+	}
+	pl := &cmdLine{no: no, start: l.Start, end: l.End, from: l.Start, to: l.End}
+	raw := l.Text
+	if k := cmdIndent(raw); k < len(raw) {
+		pl.fam = cmdClassify(raw[k:min(len(raw), k+cmdClassifyBytes)], k).fam
+	}
+	pl.text = e.render(raw, no, false)
+	pl.cost = e.cost(pl.text)
+	if pl.cost > p.lineCap || l.Cut {
+		if tailCut {
+			contentEnd := l.End
+			if b, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(b) == 1 && b[0] == '\n' {
+				contentEnd--
+			}
+			k := min(int64(p.lineCap*16+64), contentEnd-l.Start)
+			tail, err := e.doc.ReadRange(contentEnd-k, contentEnd)
+			if err != nil {
+				return nil, err
+			}
+			j := e.fitSuffix(tail, no, p.lineCap-2)
+			pl.text = "… " + e.in.Line(tail[j:], true)
+			pl.from, pl.cutStart = contentEnd-k+int64(j), true
+		} else {
+			k := e.fitPrefix(raw, no, p.lineCap-2)
+			pl.text = e.render(raw[:k], no, true) + " …"
+			pl.to, pl.cutEnd = l.Start+int64(k), true
+		}
+		pl.cost = e.cost(pl.text)
+	}
+	p.cache[no] = pl
+	return pl, nil
+}
+
+// gapDelta returns how the number of omitted stretches changes when pl is
+// picked.
+func (p *cmdProjector) gapDelta(pl *cmdLine) int {
+	left := pl.no > 1 && !p.isPicked(pl.no-1)
+	right := pl.no < p.total && !p.isPicked(pl.no+1)
+	d := 0
+	switch {
+	case left && right:
+		d = 1
+	case !left && !right:
+		d = -1
+	}
+	if pl.cutStart || pl.cutEnd {
+		d++ // the rest of the line is omitted too
+	}
+	return d
+}
+
+func (p *cmdProjector) isPicked(no int64) bool {
+	pl, ok := p.cache[no]
+	return ok && pl.picked
+}
+
+// pick adds a line to the view if it fits, and reports whether it did (or
+// was in already).
+func (p *cmdProjector) pick(pl *cmdLine, prio int) bool {
+	if pl.picked {
+		return true
+	}
+	d := p.gapDelta(pl)
+	if p.cost()+pl.cost+d*p.perGap > min(p.room, p.limit) {
+		return false
+	}
+	pl.picked, pl.prio = true, prio
+	p.used += pl.cost
+	p.gaps += d
+	p.order = append(p.order, pl)
+	return true
+}
+
+// unpick removes the least important line: of those with the lowest
+// priority, the one picked last.
+func (p *cmdProjector) unpick() *cmdLine {
+	k := len(p.order) - 1
+	for i := k - 1; i >= 0; i-- {
+		if p.order[i].prio < p.order[k].prio {
+			k = i
+		}
+	}
+	pl := p.order[k]
+	p.order = slices.Delete(p.order, k, k+1)
+	pl.picked = false
+	p.used -= pl.cost
+	p.gaps -= p.gapDelta(pl)
+	return pl
+}
+
+// inRun reports whether line no lies inside a long run of near-identical
+// lines, after its first line.
+func (p *cmdProjector) inRun(no int64) bool {
+	i, _ := slices.BinarySearchFunc(p.runs, no, func(r cmdRun, no int64) int { return int(r.first - no) })
+	// runs[i-1] is the last run that starts before no.
+	return i > 0 && no <= p.runs[i-1].last && no > p.runs[i-1].first
+}
+
+// pickTail picks lines from the end of the output backward until those
+// picked from the end take want tokens. It stops at a run of near-identical
+// lines (except among the last three lines when end is set).
+func (p *cmdProjector) pickTail(want int, prio int, end bool) error {
+	if p.total == 0 {
+		return nil
+	}
+	pos, no, got := p.size, p.total, 0
+	for no >= 1 {
+		if pl, ok := p.cache[no]; ok && pl.picked {
+			// Go on through lines picked already; evidence near the end
+			// does not count as the end's.
+			if pl.prio == prioEnd || pl.prio == prioFill {
+				got += pl.cost
+			}
+			if pl.cutStart {
+				return nil
+			}
+			pos, no = pl.start, no-1
+			continue
+		}
+		if got >= want {
+			return nil
+		}
+		if no != p.total && p.inRun(no) && !(end && p.total-no < 3) {
+			return nil
+		}
+		start, err := p.e.doc.PrevLineStart(pos)
+		if err != nil {
+			return err
+		}
+		pl, err := p.line(no, start, no == p.total)
+		if err != nil {
+			return err
+		}
+		if got > 0 && got+pl.cost > want || !p.pick(pl, prio) {
+			return nil
+		}
+		got += pl.cost
+		if pl.cutStart {
+			return nil
+		}
+		pos, no = start, no-1
+	}
+	return nil
+}
+
+// pickHead picks lines from the start forward until those picked from the
+// start take want tokens, stopping at a run and at lines picked already.
+func (p *cmdProjector) pickHead(want int, prio int) error {
+	pos, got := int64(0), 0
+	for no := int64(1); no <= p.total && pos < p.size; no++ {
+		if pl, ok := p.cache[no]; ok && pl.picked {
+			if pl.prio != prioFill || pl.cutEnd {
+				return nil
+			}
+			got += pl.cost
+			pos = pl.end
+			continue
+		}
+		if got >= want || p.inRun(no) {
+			return nil
+		}
+		pl, err := p.line(no, pos, false)
+		if err != nil {
+			return err
+		}
+		if got+pl.cost > want || !p.pick(pl, prio) {
+			return nil
+		}
+		got += pl.cost
+		if pl.cutEnd {
+			return nil
+		}
+		pos = pl.end
+	}
+	return nil
+}
+
+// pickEvidence picks an evidence line with up to before lines before it and
+// after lines after it.
+func (p *cmdProjector) pickEvidence(ev cmdEvidence, before, after uint8) {
+	pl, err := p.line(ev.line, ev.off, false)
+	if err != nil || !p.pick(pl, prioEvidence) {
+		return
+	}
+	next := pl
+	for i := uint8(0); i < after && next.no < p.total && !next.cutEnd; i++ {
+		q, err := p.line(next.no+1, next.end, false)
+		if err != nil || !p.pick(q, prioContext) {
+			break
+		}
+		next = q
+	}
+	prev := pl
+	for i := uint8(0); i < before && prev.no > 1 && !prev.cutStart; i++ {
+		start, err := p.e.doc.PrevLineStart(prev.start)
+		if err != nil {
+			break
+		}
+		q, err := p.line(prev.no-1, start, false)
+		if err != nil || q.cutEnd || !p.pick(q, prioContext) {
+			break
+		}
+		prev = q
+	}
+}
+
+// bridge fills short omitted stretches between picked lines: first those
+// that cost no more to show than their marker, then, while the room allows,
+// any of up to 12 lines.
+func (p *cmdProjector) bridge() error {
+	for _, neutral := range []bool{true, false} {
+		picked := p.sorted()
+		for i := 0; i+1 < len(picked); i++ {
+			a, b := picked[i], picked[i+1]
+			n := b.no - a.no - 1
+			if n <= 0 || n > 12 || neutral && n > 8 || a.cutEnd || b.cutStart {
+				continue
+			}
+			var add []*cmdLine
+			cost, pos := 0, a.end
+			for no := a.no + 1; no < b.no; no++ {
+				q, err := p.line(no, pos, false)
+				if err != nil {
+					return err
+				}
+				if q.cutEnd || q.cutStart {
+					add = nil
+					break
+				}
+				add = append(add, q)
+				cost += q.cost
+				pos = q.end
+			}
+			if add == nil || neutral && cost > p.perGap || p.cost()+cost-p.perGap > p.room {
+				continue
+			}
+			for _, q := range add {
+				p.pick(q, prioFill)
+			}
+		}
+	}
+	return nil
+}
+
+// sorted returns the picked lines in order.
+func (p *cmdProjector) sorted() []*cmdLine {
+	var out []*cmdLine
+	for _, pl := range p.cache {
+		if pl.picked {
+			out = append(out, pl)
+		}
+	}
+	slices.SortFunc(out, func(a, b *cmdLine) int { return int(a.no - b.no) })
+	return out
+}
+
+// excerpts groups the picked lines into excerpts.
+func (p *cmdProjector) excerpts(lines []*cmdLine) []excerpt {
+	var xs []excerpt
+	for _, pl := range lines {
+		if n := len(xs); n == 0 || pl.no != xs[n-1].last()+1 || pl.cutStart || xs[n-1].cutEnd {
+			xs = append(xs, excerpt{from: pl.from, first: pl.no, cutStart: pl.cutStart})
+		}
+		x := &xs[len(xs)-1]
+		x.lines = append(x.lines, pl.text)
+		x.offs = append(x.offs, pl.from)
+		x.to, x.cutEnd = pl.to, pl.cutEnd
+	}
+	for i := range xs {
+		xs[i].offs = append(xs[i].offs, xs[i].to)
+	}
+	return xs
+}
+
+// omitted counts the evidence lines, per family, that the view leaves out.
+func (p *cmdProjector) omitted(lines []*cmdLine) map[cmdFamily]int64 {
+	more := map[cmdFamily]int64{}
+	for f := famPanic; f < cmdNumFamilies; f++ {
+		more[f] = p.scan.counts[f]
+	}
+	for _, pl := range lines {
+		if pl.fam != famNone {
+			more[pl.fam]--
+		}
+	}
+	return more
+}
+
+// note returns the layout's note: it names the longest run of
+// near-identical lines an omitted stretch holds. ends maps the offsets where
+// omitted stretches start to their first line, and -(the offset where one
+// ends)-1 to its last.
+func (p *cmdProjector) note(ends map[int64]int64) func(from, to int64) string {
+	return func(from, to int64) string {
+		a, ok := ends[from]
+		if !ok {
+			return ""
+		}
+		b, ok := ends[-to-1]
+		if !ok || b < a {
+			return ""
+		}
+		var best *cmdRun
+		var most int64
+		for i := range p.runs {
+			r := &p.runs[i]
+			if n := min(r.last, b) - max(r.first, a) + 1; n >= cmdNoteRun && n > most {
+				best, most = r, n
+			}
+		}
+		if best == nil || !p.notes {
+			return ""
+		}
+		samples := p.samples(best)
+		if len(samples) == 0 {
+			return ""
+		}
+		if p.compact {
+			samples = samples[:1]
+		}
+		s := textfmt.Plural(most, "line") + " like " + strings.Join(samples, " and ")
+		if most*10 < (b-a+1)*9 {
+			s = "including " + s
+		}
+		return s
+	}
+}
+
+// samples returns up to two lines that show what a run is like: of its
+// first lines, those of different shapes with the most letters (then the
+// longest), in order.
+func (p *cmdProjector) samples(r *cmdRun) []string {
+	if s, ok := p.sampleCache[r.first]; ok {
+		return s
+	}
+	type cand struct {
+		no    int64
+		key   uint64
+		score int
+		text  []byte
+	}
+	var best []cand
+	pos := r.from
+	for no := r.first; no <= min(r.last, r.first+cmdRunWindow) && pos < r.to; no++ {
+		l, err := p.e.doc.ReadLine(pos, cmdSampleBytes)
+		if err != nil {
+			break
+		}
+		pos = l.End
+		c := cand{no: no, key: cmdShapeKey(l.Text), text: l.Text, score: len(l.Text)}
+		for _, ch := range l.Text {
+			if cmdIsLetter(ch) {
+				c.score += 4
+			}
+		}
+		if l.Cut {
+			c.text = append(c.text, "…"...)
+		}
+		i := slices.IndexFunc(best, func(b cand) bool { return b.key == c.key })
+		switch {
+		case i >= 0:
+			if c.score > best[i].score {
+				best[i] = c
+			}
+		case len(best) < 2:
+			best = append(best, c)
+		default:
+			w := 0
+			if best[1].score < best[0].score {
+				w = 1
+			}
+			if c.score > best[w].score {
+				best[w] = c
+			}
+		}
+	}
+	slices.SortFunc(best, func(a, b cand) int { return int(a.no - b.no) })
+	var out []string
+	for _, c := range best {
+		out = append(out, cmdSampleText(c.text))
+	}
+	p.sampleCache[r.first] = out
+	return out
+}
+
+// cmdSampleText quotes the start of a line for a note.
+func cmdSampleText(b []byte) string {
+	s := strings.TrimSpace(strings.ReplaceAll(textfmt.CleanLine(b), "`", "'"))
+	cut := strings.HasSuffix(s, "…")
+	s = strings.TrimSuffix(s, "…")
+	if r := []rune(s); len(r) > 48 {
+		s, cut = string(r[:48]), true
+	}
+	if cut {
+		s += "…"
+	}
+	return "`" + s + "`"
+}
+
+// fit renders the picked lines and, while the view is over the budget,
+// gives up what matters least first: the lines that only fill, the notes on
+// runs, the line that counts the evidence left out, the reads in the
+// markers, the context of evidence, the command line, the evidence, the end.
+// The header, which names the next read, always stays.
+func (p *cmdProjector) fit(ctx context.Context) (Output, error) {
+	e, in := p.e, p.in
+	dropPrelude := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return Output{}, err
+		}
+		lines := p.sorted()
+		l := p.layout(p.omitted(lines))
+		l.prelude = l.prelude[min(dropPrelude, len(l.prelude)):]
+		l.excerpts = p.excerpts(lines)
+		// The first and last lines of the omitted stretches, for the notes.
+		ends := map[int64]int64{0: 1, -p.size - 1: p.total}
+		for _, pl := range lines {
+			ends[pl.to] = pl.no + 1
+			if pl.cutEnd {
+				ends[pl.to] = pl.no
+			}
+			ends[-pl.from-1] = pl.no - 1
+			if pl.cutStart {
+				ends[-pl.from-1] = pl.no
+			}
+		}
+		l.note = p.note(ends)
+		text, next, err := e.assemble(l, p.compact)
+		if err != nil {
+			return Output{}, err
+		}
+		n := in.Counter.Count(text)
+		if n <= in.Budget {
+			return Output{Text: text, Next: next, Complete: next == nil && in.StoreError == ""}, nil
+		}
+		over := n - in.Budget + p.perGap/2
+		switch low := p.lowest(); {
+		case low == prioFill:
+			p.drop(over, prioFill)
+		case p.notes:
+			p.notes = false
+		case p.more:
+			p.more = false
+		case !p.compact:
+			p.compact = true
+		case low == prioContext:
+			p.drop(over, low)
+		case len(l.prelude) > 0:
+			dropPrelude++
+		case low >= 0:
+			p.drop(over, low)
+		default:
+			// Nothing but the header and one marker: the header alone
+			// names the omission and its read.
+			gs, err := e.gaps(nil)
+			if err != nil {
+				return Output{}, err
+			}
+			text := e.header(l, gs)
+			if n := in.Counter.Count(text); n > in.Budget {
+				return Output{}, fmt.Errorf("project: a budget of %d tokens cannot hold the header of a command's view (%d tokens)", in.Budget, n)
+			}
+			var next *recall.Request
+			if len(gs) > 0 && in.Ref != "" {
+				r := gs[0].req
+				next = &r
+			}
+			return Output{Text: text, Next: next, Complete: next == nil && in.StoreError == ""}, nil
+		}
+	}
+}
+
+// lowest returns the lowest priority among the picked lines, or -1.
+func (p *cmdProjector) lowest() int {
+	low := -1
+	for _, pl := range p.order {
+		if low < 0 || pl.prio < low {
+			low = pl.prio
+		}
+	}
+	return low
+}
+
+// drop removes lines of priority prio, the last picked first, until their
+// tokens reach want or none is left.
+func (p *cmdProjector) drop(want, prio int) {
+	for dropped := 0; dropped < want && p.lowest() == prio; {
+		dropped += p.unpick().cost
+	}
+}
+
+// cmdClip shortens s to at most n bytes on a rune boundary, marking the cut.
+func cmdClip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return string(textfmt.CutUTF8([]byte(s), n)) + "…"
+}

@@ -1,0 +1,483 @@
+package project
+
+import "bytes"
+
+// cmdMatch is what cmdClassify learns of a line.
+type cmdMatch struct {
+	fam    cmdFamily
+	score  int16
+	after  uint8 // lines after it that belong with it (a message, frames)
+	before uint8 // lines before it that belong with it
+}
+
+// Scores rank evidence: what ended the command first, then what explains a
+// failure, then summaries and warnings.
+const (
+	scoreCrash   = 100 // panic:, Traceback, fatal error:, SIGSEGV
+	scoreCompile = 92  // file:line:col: error
+	scoreFail    = 90  // --- FAIL:, ●, FAILED test
+	scoreMessage = 86  // the message of a failure (E lines, t.Errorf lines)
+	scoreError   = 80  // npm ERR!, make: ***, Error: ...
+	scoreResult  = 78  // a summary that reports failures
+	scoreDetail  = 70  // lines that locate or explain a failure
+	scoreWarn    = 35  // warnings
+	scoreFrame   = 25  // a stack frame on its own
+	scorePassed  = 15  // a summary that reports success
+)
+
+func cmdM(f cmdFamily, score int16, after, before uint8) cmdMatch {
+	return cmdMatch{fam: f, score: score, after: after, before: before}
+}
+
+var (
+	cmdFailedWord   = []byte(" failed")
+	cmdFailingWord  = []byte(" failing")
+	cmdFailureWord  = []byte(" failure")
+	cmdErrorWord    = []byte(" error")
+	cmdPassedWord   = []byte(" passed")
+	cmdPanickedWord = []byte("panicked at")
+	cmdUndefRefWord = []byte("undefined reference")
+)
+
+// cmdClassify tells whether a line is evidence. t is the line without its
+// indentation (indent bytes of spaces and tabs) and is not empty. It looks
+// at the first byte and, for most lines, nothing else; the first colon
+// decides for diagnostics that start with a path.
+func cmdClassify(t []byte, indent int) cmdMatch {
+	switch c := t[0]; c {
+	case '-':
+		switch {
+		case cmdHasPrefix(t, "--- FAIL"):
+			// go test prints a failed test's messages after this line, or
+			// before it with -v.
+			return cmdM(famTest, scoreFail, 8, 2)
+		case cmdHasPrefix(t, "---- ") && bytes.Contains(t, []byte(" stdout ----")): // cargo test
+			return cmdM(famTest, scoreFail, 6, 0)
+		case cmdHasPrefix(t, "--> "): // rustc: where an error is
+			return cmdM(famCompile, scoreDetail, 3, 1)
+		}
+		return cmdMatch{}
+	case '=':
+		if !cmdHasPrefix(t, "=====") { // pytest's banners, not "=== RUN"
+			return cmdMatch{}
+		}
+		switch {
+		case bytes.Contains(t, []byte("short test summary")):
+			return cmdM(famSummary, scoreResult, 10, 0)
+		case bytes.Contains(t, []byte(" FAILURES ")), bytes.Contains(t, []byte(" ERRORS ")):
+			return cmdM(famTest, scoreDetail, 2, 0)
+		case cmdHasCount(t, cmdFailedWord) || cmdHasCount(t, cmdErrorWord):
+			return cmdM(famSummary, scoreResult+4, 0, 0)
+		case cmdHasCount(t, cmdPassedWord):
+			return cmdM(famSummary, scorePassed, 0, 0)
+		}
+		return cmdMatch{}
+	case '_':
+		if cmdHasPrefix(t, "___") && bytes.HasSuffix(bytes.TrimRight(t, " \r"), []byte("___")) { // pytest: a failed test's section
+			return cmdM(famTest, scoreDetail, 2, 0)
+		}
+		return cmdMatch{}
+	case 'F':
+		switch {
+		case string(t) == "FAIL" || cmdHasPrefix(t, "FAIL\t") || cmdHasPrefix(t, "FAIL "): // go test, jest, vitest
+			return cmdM(famSummary, scoreFail, 1, 0)
+		case cmdHasPrefix(t, "FAIL:"), cmdHasPrefix(t, "FAILED"): // unittest, pytest
+			return cmdM(famTest, scoreFail, 3, 0)
+		case cmdHasPrefix(t, "File \""): // a Python frame
+			return cmdFrame(t, 1, 0)
+		case cmdHasPrefix(t, "Fatal"):
+			return cmdM(famPanic, scoreCrash-5, 6, 0)
+		}
+	case 'f':
+		switch {
+		case cmdHasPrefix(t, "fatal error:"): // the Go runtime
+			return cmdM(famPanic, scoreCrash, 12, 0)
+		case cmdHasPrefix(t, "fatal:"):
+			return cmdM(famError, scoreError, 2, 0)
+		case cmdHasPrefix(t, "failures:"): // cargo test
+			return cmdM(famSummary, scoreDetail, 6, 0)
+		}
+	case 'E':
+		switch {
+		case indent == 0 && (cmdHasPrefix(t, "E ") || cmdHasPrefix(t, "E\t")): // pytest
+			return cmdM(famTest, scoreMessage, 1, 2)
+		case cmdHasPrefix(t, "Error:"), cmdHasPrefix(t, "Error "), cmdHasPrefix(t, "ERROR"):
+			return cmdM(famError, scoreError, 6, 0)
+		case cmdHasPrefix(t, "Expected"):
+			return cmdM(famTest, scoreMessage, 3, 1)
+		case cmdHasPrefix(t, "Exception"):
+			return cmdM(famPanic, scoreCrash-5, 8, 0)
+		}
+	case 'e':
+		switch {
+		case cmdHasPrefix(t, "error[E"): // rustc
+			return cmdM(famCompile, scoreCompile, 8, 0)
+		case cmdHasPrefix(t, "error:"), cmdHasPrefix(t, "error TS"):
+			return cmdM(famError, scoreError+2, 4, 0)
+		case cmdHasPrefix(t, "error "): // yarn
+			return cmdM(famError, scoreError, 1, 0)
+		case cmdHasPrefix(t, "exit status "), cmdHasPrefix(t, "exit code "):
+			return cmdM(famSummary, scoreDetail, 0, 0)
+		}
+	case 'p':
+		if cmdHasPrefix(t, "panic:") || cmdHasPrefix(t, "panic(") {
+			// Then "goroutine N [running]:" and the frames; those in the
+			// program's own code rank on their own.
+			return cmdM(famPanic, scoreCrash, 4, 0)
+		}
+	case 'P':
+		if cmdHasPrefix(t, "Panic") {
+			return cmdM(famPanic, scoreCrash-5, 8, 0)
+		}
+	case 'T':
+		switch {
+		case cmdHasPrefix(t, "Traceback (most recent call last)"):
+			return cmdM(famPanic, scoreCrash-5, 2, 0)
+		case cmdHasPrefix(t, "Tests:"), cmdHasPrefix(t, "Tests "), cmdHasPrefix(t, "Test Suites:"), cmdHasPrefix(t, "Test Files "):
+			if cmdHasCount(t, cmdFailedWord) {
+				return cmdM(famSummary, scoreResult, 1, 0)
+			}
+			return cmdM(famSummary, scorePassed, 0, 0)
+		}
+	case 't':
+		switch {
+		case cmdHasPrefix(t, "thread '") && bytes.Contains(t, cmdPanickedWord): // rust
+			return cmdM(famPanic, scoreCrash-2, 3, 0)
+		case cmdHasPrefix(t, "test result: FAILED"):
+			return cmdM(famSummary, scoreResult+4, 0, 0)
+		case cmdHasPrefix(t, "test result:"):
+			return cmdM(famSummary, scorePassed, 0, 0)
+		case cmdHasPrefix(t, "test ") && bytes.HasSuffix(bytes.TrimRight(t, " \r"), []byte(" FAILED")): // cargo
+			return cmdM(famTest, scoreFail-2, 0, 0)
+		}
+	case 'n':
+		switch {
+		case cmdHasPrefix(t, "npm ERR!"), cmdHasPrefix(t, "npm error"):
+			return cmdM(famError, scoreError-2, 0, 0)
+		case cmdHasPrefix(t, "npm warn"), cmdHasPrefix(t, "npm WARN"):
+			return cmdM(famWarning, scoreWarn, 0, 0)
+		case cmdHasPrefix(t, "not ok "): // TAP
+			return cmdM(famTest, scoreFail, 10, 0)
+		}
+	case 'm':
+		if cmdHasPrefix(t, "make: ***") || cmdHasPrefix(t, "make[") && bytes.Contains(t[:min(len(t), 16)], []byte("]: ***")) {
+			return cmdM(famError, scoreError, 0, 1)
+		}
+	case 'g':
+		if cmdHasPrefix(t, "goroutine ") && bytes.Contains(t, []byte(" [")) {
+			return cmdM(famFrame, scoreFrame, 2, 0)
+		}
+	case 'a':
+		if cmdHasPrefix(t, "at ") && indent > 0 { // JavaScript and Java frames
+			return cmdFrame(t, 0, 0)
+		}
+	case 'c':
+		if cmdHasPrefix(t, "collect2: error") {
+			return cmdM(famError, scoreError, 0, 2)
+		}
+	case 'C':
+		if cmdHasPrefix(t, "Caused by:") {
+			return cmdM(famPanic, scoreDetail+5, 4, 0)
+		}
+	case 'S':
+		if cmdHasPrefix(t, "Segmentation fault") || cmdHasPrefix(t, "SIGSEGV") || cmdHasPrefix(t, "SIGABRT") {
+			return cmdM(famPanic, scoreCrash, 8, 0)
+		}
+	case 'U':
+		if cmdHasPrefix(t, "Uncaught ") || cmdHasPrefix(t, "UnhandledPromiseRejection") {
+			return cmdM(famPanic, scoreCrash-5, 6, 0)
+		}
+	case 'R':
+		if cmdHasPrefix(t, "Received") {
+			return cmdM(famTest, scoreMessage, 2, 0)
+		}
+	case 'W', 'w':
+		if cmdHasPrefix(t, "warning:") || cmdHasPrefix(t, "warning[") || cmdHasPrefix(t, "WARNING") || cmdHasPrefix(t, "Warning:") {
+			return cmdM(famWarning, scoreWarn, 2, 0)
+		}
+	case '[':
+		switch {
+		case cmdHasPrefix(t, "[ERROR]"), cmdHasPrefix(t, "[error]"):
+			return cmdM(famError, scoreError, 0, 0)
+		case cmdHasPrefix(t, "[FAIL"):
+			return cmdM(famTest, scoreFail, 2, 0)
+		}
+	case '>':
+		if indent == 0 && (cmdHasPrefix(t, "> ") || cmdHasPrefix(t, ">\t")) { // pytest: the failing source line
+			return cmdM(famTest, scoreDetail, 0, 0)
+		}
+	case '#':
+		if cmdHasPrefix(t, "# fail ") && !cmdHasPrefix(t, "# fail 0") { // TAP
+			return cmdM(famSummary, scoreResult, 0, 0)
+		}
+	case 0xE2:
+		switch {
+		case cmdHasPrefix(t, "●"): // jest: a failed test and its message
+			return cmdM(famTest, scoreFail, 14, 0)
+		case cmdHasPrefix(t, "✕"), cmdHasPrefix(t, "✗"): // jest, others
+			return cmdM(famTest, scoreFail-4, 0, 0)
+		case cmdHasPrefix(t, "✖"): // node --test
+			if cmdHasPrefix(t, "✖ failing tests") {
+				return cmdM(famSummary, scoreDetail, 2, 0)
+			}
+			return cmdM(famTest, scoreFail-2, 8, 0)
+		case cmdHasPrefix(t, "ℹ fail "): // node --test
+			if cmdHasPrefix(t, "ℹ fail 0") {
+				return cmdM(famSummary, scorePassed, 0, 0)
+			}
+			return cmdM(famSummary, scoreResult, 0, 0)
+		case cmdHasPrefix(t, "→ "): // vitest: a failure's message
+			return cmdM(famTest, scoreMessage, 1, 0)
+		case cmdHasPrefix(t, "❯") && cmdHasCount(t, cmdFailedWord):
+			return cmdM(famTest, scoreDetail, 0, 0)
+		}
+	case 0xC3:
+		if cmdHasPrefix(t, "×") { // vitest
+			return cmdM(famTest, scoreFail-2, 2, 0)
+		}
+	default:
+		// "3 failed, 10 passed", "1 failing"
+		if cmdIsDigit(c) && (cmdHasCount(t, cmdFailedWord) || cmdHasCount(t, cmdFailingWord) ||
+			cmdHasCount(t, cmdFailureWord) || cmdHasCount(t, cmdErrorWord)) {
+			return cmdM(famSummary, scoreResult, 0, 0)
+		}
+	}
+	return cmdClassifyColon(t, indent)
+}
+
+// cmdClassifyColon looks at the line's first colon: "path:12:5: error: ...",
+// "path(12,5): error TS...", "ValueError: ...", "ld: error: ...".
+func cmdClassifyColon(t []byte, indent int) cmdMatch {
+	c := bytes.IndexByte(t, ':')
+	if c <= 0 || c+1 >= len(t) {
+		return cmdMatch{}
+	}
+	head, rest := t[:c], t[c+1:]
+	switch {
+	case cmdIsDigit(rest[0]) && cmdLooksPath(head):
+		return cmdClassifyLocation(head, rest, indent)
+	case head[len(head)-1] == ')' && bytes.IndexByte(head, '(') > 0 && cmdIsDigit(head[bytes.IndexByte(head, '(')+1]):
+		// tsc, msbuild: path(line,col): error ...
+		if cmdStartsWord(rest, "error") {
+			return cmdM(famCompile, scoreCompile, 2, 0)
+		}
+		if cmdStartsWord(rest, "warning") {
+			return cmdM(famWarning, scoreWarn, 0, 0)
+		}
+	case cmdIsErrorName(head):
+		// ValueError: ..., java.lang.IllegalStateException: ...,
+		// AssertionError [ERR_ASSERTION]: ...
+		return cmdM(famError, scoreError+4, 6, 3)
+	case rest[0] == '(' && bytes.Contains(rest, cmdUndefRefWord):
+		return cmdM(famCompile, scoreCompile, 0, 1) // the linker: main.c:(.text+0x9): undefined reference
+	}
+	if indent == 0 && c < 40 && bytes.IndexByte(head, ' ') < 0 {
+		switch {
+		case cmdStartsWord(rest, "error"), cmdStartsWord(rest, "fatal error"):
+			return cmdM(famError, scoreError, 2, 0) // ld: error:, gcc: error:, go: error
+		case cmdStartsWord(rest, "warning"):
+			return cmdM(famWarning, scoreWarn, 0, 0)
+		}
+	}
+	return cmdMatch{}
+}
+
+// cmdClassifyLocation ranks "path:line[:col]: rest" lines: compiler and vet
+// diagnostics, test messages, stack frames.
+func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
+	// Skip the line number and an optional :col.
+	i := 0
+	for i < len(rest) && cmdIsDigit(rest[i]) {
+		i++
+	}
+	col := false
+	if i+1 < len(rest) && rest[i] == ':' && cmdIsDigit(rest[i+1]) {
+		col = true
+		i++
+		for i < len(rest) && cmdIsDigit(rest[i]) {
+			i++
+		}
+	}
+	msg := rest[i:]
+	switch {
+	case len(msg) > 0 && msg[0] == ':':
+		msg = msg[1:]
+	case cmdHasPrefix(msg, " - "): // tsc --pretty: path:1:2 - error TS...
+		msg = msg[3:]
+	case cmdHasPrefix(msg, " +0x"), len(msg) == 0, msg[0] == ')':
+		return cmdFrame(path, 0, 1) // a Go frame (after its function), or a Java one
+	default:
+		return cmdMatch{}
+	}
+	switch {
+	case cmdStartsWord(msg, "error"), cmdStartsWord(msg, "fatal error"):
+		return cmdM(famCompile, scoreCompile, 3, 1)
+	case cmdStartsWord(msg, "warning"):
+		return cmdM(famWarning, scoreWarn, 2, 0)
+	case cmdStartsWord(msg, "note"), cmdStartsWord(msg, "info"), cmdStartsWord(msg, "help"):
+		return cmdM(famFrame, scoreFrame, 1, 0)
+	case indent > 0 && !col:
+		// go test: "    x_test.go:12: got 1, want 2" (t.Errorf) reads like
+		// "    x_test.go:9: connected" (t.Logf); only the first is evidence.
+		if cmdFailureWords(msg) {
+			return cmdM(famTest, scoreMessage, 2, 0)
+		}
+		return cmdMatch{}
+	case indent == 0 && col:
+		// go build and go vet: "./x.go:3:5: undefined: y"
+		return cmdM(famCompile, scoreCompile-2, 0, 1)
+	case indent == 0:
+		// pytest: "test_x.py:12: AssertionError"; javac: "X.java:3: error"
+		return cmdM(famTest, scoreMessage, 0, 0)
+	}
+	return cmdMatch{}
+}
+
+// cmdFrame ranks a stack frame: one in the program's own code says where a
+// crash happened and ranks well above one in a runtime, a standard library or
+// a dependency.
+func cmdFrame(t []byte, after, before uint8) cmdMatch {
+	for _, lib := range cmdLibraryPaths {
+		if bytes.Contains(t, lib) {
+			return cmdM(famFrame, scoreFrame, 0, 0)
+		}
+	}
+	return cmdM(famFrame, scoreDetail, after, before)
+}
+
+// cmdLibraryPaths mark frames outside the program's own code.
+var cmdLibraryPaths = [][]byte{
+	[]byte("/go/src/"), []byte("/pkg/mod/"), []byte("_testmain.go"), []byte("/rustc/"), []byte("/.cargo/"),
+	[]byte("node:"), []byte("node_modules"), []byte("/lib/python"), []byte("site-packages"),
+	[]byte("(Native Method)"), []byte("java.base/"), []byte("at java."), []byte("at jdk."), []byte("at sun."),
+}
+
+// cmdFailureWords reports whether a message reads like a failure: it says
+// what was wanted, expected or got, or names an error.
+func cmdFailureWords(msg []byte) bool {
+	for i := 0; i+1 < len(msg); i++ {
+		if !cmdFailureStart[msg[i]] {
+			continue
+		}
+		r := msg[i:]
+		switch r[0] | 0x20 {
+		case 'w':
+			if cmdHasFoldPrefix(r, "want") {
+				return true
+			}
+		case 'e':
+			if cmdHasFoldPrefix(r, "expected") || cmdHasFoldPrefix(r, "error") {
+				return true
+			}
+		case 'g':
+			if cmdHasFoldPrefix(r, "got") {
+				return true
+			}
+		case 'f':
+			if cmdHasFoldPrefix(r, "fail") {
+				return true
+			}
+		case 'u':
+			if cmdHasFoldPrefix(r, "unexpected") {
+				return true
+			}
+		case 'm':
+			if cmdHasFoldPrefix(r, "mismatch") {
+				return true
+			}
+		default:
+			if r[0] == '!' && r[1] == '=' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cmdFailureStart marks the bytes that may start a word cmdFailureWords
+// looks for.
+var cmdFailureStart = func() (t [256]bool) {
+	for _, c := range "wWeEgGfFuUmM!" {
+		t[c] = true
+	}
+	return t
+}()
+
+// cmdHasFoldPrefix reports whether b starts with the lower-case word w, in
+// any case.
+func cmdHasFoldPrefix(b []byte, w string) bool {
+	if len(b) < len(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if b[i]|0x20 != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cmdIsErrorName reports whether the first word of head names an error or
+// an exception type.
+func cmdIsErrorName(head []byte) bool {
+	if i := bytes.IndexByte(head, ' '); i >= 0 {
+		if i+1 >= len(head) || head[i+1] != '[' { // "AssertionError [ERR_ASSERTION]"
+			return false
+		}
+		head = head[:i]
+	}
+	return len(head) > 5 && (bytes.HasSuffix(head, []byte("Error")) || bytes.HasSuffix(head, []byte("Exception")))
+}
+
+// cmdLooksPath reports whether b could be a file path: no spaces, and a dot
+// or a slash in it ("x.go", "./pkg/y.c", "src/main.rs").
+func cmdLooksPath(b []byte) bool {
+	if len(b) > 300 || bytes.IndexByte(b, ' ') >= 0 {
+		return false
+	}
+	return bytes.IndexByte(b, '.') >= 0 || bytes.IndexByte(b, '/') >= 0
+}
+
+// cmdStartsWord reports whether b, after spaces, starts with word in any
+// case.
+func cmdStartsWord(b []byte, word string) bool {
+	for len(b) > 0 && b[0] == ' ' {
+		b = b[1:]
+	}
+	if len(b) < len(word) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != word[i] {
+			return false
+		}
+	}
+	return len(b) == len(word) || !cmdIsLetter(b[len(word)])
+}
+
+func cmdIsLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func cmdHasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }
+
+// cmdHasCount reports whether word follows a non-zero number in b: "3
+// failed", "1 error" (but not "0 failed").
+func cmdHasCount(b, word []byte) bool {
+	for {
+		i := bytes.Index(b, word)
+		if i < 0 {
+			return false
+		}
+		nonZero := false
+		for j := i - 1; j >= 0 && cmdIsDigit(b[j]); j-- {
+			nonZero = nonZero || b[j] != '0'
+		}
+		if nonZero {
+			return true
+		}
+		b = b[i+len(word):]
+	}
+}

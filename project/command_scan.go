@@ -1,0 +1,369 @@
+package project
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"math/bits"
+)
+
+// The command projector learns what it needs from one pass over the output:
+// which lines are evidence (errors, failures, panics, summaries) and where the
+// output repeats itself. The pass keeps bounded state whatever the size of
+// the output: the best cmdMaxEvidence evidence lines, the longest cmdMaxRuns
+// runs of near-identical lines, and counters. Its cost per line is a few
+// byte comparisons; the precise matchers only run on lines whose first byte
+// or first colon makes them candidates.
+
+// cmdFamily groups evidence by what it tells the agent.
+type cmdFamily uint8
+
+const (
+	famNone    cmdFamily = iota
+	famPanic             // panics, tracebacks, fatal errors, crashes
+	famCompile           // compiler, linker and vet diagnostics at file:line
+	famTest              // failed tests and their messages
+	famError             // other error lines (npm ERR!, make: ***, Error: ...)
+	famSummary           // final summaries (FAIL pkg, N failed, Tests: ...)
+	famWarning           // warnings
+	famFrame             // stack frames
+	cmdNumFamilies
+)
+
+// cmdFamilyNames name the families in views, in the order of the constants.
+var cmdFamilyNames = [cmdNumFamilies]string{"", "panic", "compiler error", "test failure", "error", "summary", "warning", "stack frame"}
+
+// cmdFamilyGrep holds a short RE2 pattern per family that finds most of
+// its lines again, for the search a view offers when it cannot show them
+// all.
+var cmdFamilyGrep = [cmdNumFamilies]string{
+	"",
+	`panic|Traceback|fatal|Exception`,
+	`error|:[0-9]+:[0-9]+: `,
+	`FAIL|✕|✖|●|^E |not ok`,
+	`(?i:error)`,
+	`FAIL|failed`,
+	`(?i:warn)`,
+	`^\s+at |File "`,
+}
+
+// Limits of the scan's state.
+const (
+	cmdMaxEvidence   = 400  // evidence lines kept, best first
+	cmdMaxTemplates  = 8192 // distinct evidence templates counted
+	cmdMaxPerTmpl    = 3    // evidence lines kept per template
+	cmdMaxRuns       = 48   // runs of near-identical lines kept, longest first
+	cmdMinRun        = 6    // shortest run worth naming
+	cmdRunWindow     = 16   // a line may repeat the shape of any of the 16 before it
+	cmdClassifyBytes = 1024 // bytes of a line the matchers look at
+	cmdSampleBytes   = 64   // bytes of a run's sample lines kept
+)
+
+// cmdEvidence is a line worth showing, found by the scan.
+type cmdEvidence struct {
+	line   int64 // line number, from 1
+	off    int64 // offset of its first byte
+	score  int16
+	fam    cmdFamily
+	after  uint8 // lines after it that belong with it
+	before uint8 // lines before it that belong with it
+}
+
+// better reports whether a ranks above b: higher score, then earlier.
+func (a cmdEvidence) better(b cmdEvidence) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.line < b.line
+}
+
+// cmdEvidenceHeap is a min-heap of the best evidence: its root is the worst
+// kept, the one a better line replaces.
+type cmdEvidenceHeap []cmdEvidence
+
+func (h cmdEvidenceHeap) Len() int           { return len(h) }
+func (h cmdEvidenceHeap) Less(i, j int) bool { return h[j].better(h[i]) }
+func (h cmdEvidenceHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cmdEvidenceHeap) Push(x any)        { *h = append(*h, x.(cmdEvidence)) }
+func (h *cmdEvidenceHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// cmdRun is a stretch of near-identical lines: each line after the first has
+// the shape of one of the few lines before it (progress lines, "Downloading
+// ...", a warning repeated, "=== RUN" and "--- PASS" alternating); see
+// cmdShapeKey.
+type cmdRun struct {
+	first, last int64 // line numbers
+	from, to    int64 // byte offsets; to is where the line after the run starts
+}
+
+func (r *cmdRun) lines() int64 { return r.last - r.first + 1 }
+
+// cmdRunHeap is a min-heap of runs by length.
+type cmdRunHeap []cmdRun
+
+func (h cmdRunHeap) Len() int { return len(h) }
+func (h cmdRunHeap) Less(i, j int) bool {
+	if h[i].lines() != h[j].lines() {
+		return h[i].lines() < h[j].lines()
+	}
+	return h[i].first > h[j].first
+}
+func (h cmdRunHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *cmdRunHeap) Push(x any)   { *h = append(*h, x.(cmdRun)) }
+func (h *cmdRunHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// cmdSlot remembers the last line of a shape, for finding repeats.
+type cmdSlot struct {
+	key       uint64
+	line, off int64
+}
+
+// cmdScan is the state of a scan. Feed it the output with Write, in order,
+// then call finish.
+type cmdScan struct {
+	off  int64 // offset of the next byte
+	line int64 // number of the line being read
+
+	// A line that straddles writes: its start and its first bytes.
+	partial   bool
+	partStart int64
+	partBuf   []byte
+
+	ev     cmdEvidenceHeap
+	tmpl   map[uint64]uint8
+	counts [cmdNumFamilies]int64 // evidence lines found per family
+
+	slots  [64]cmdSlot // the last line of each recent shape, by key
+	inRun  bool
+	floor  int64 // the first line a new run may start at: after the last run kept
+	cur    cmdRun
+	runs   cmdRunHeap
+	closed bool
+}
+
+func newCmdScan() *cmdScan {
+	return &cmdScan{line: 1, tmpl: make(map[uint64]uint8), partBuf: make([]byte, 0, cmdClassifyBytes)}
+}
+
+// Write scans p, which continues what was written before. It never fails.
+func (s *cmdScan) Write(p []byte) (int, error) {
+	n := len(p)
+	base := s.off
+	i := 0
+	if s.partial {
+		j := bytes.IndexByte(p, '\n')
+		end := j
+		if j < 0 {
+			end = len(p)
+		}
+		if room := cmdClassifyBytes - len(s.partBuf); room > 0 {
+			s.partBuf = append(s.partBuf, p[:min(room, end)]...)
+		}
+		if j < 0 {
+			s.off += int64(n)
+			return n, nil
+		}
+		s.onLine(s.partBuf, s.partStart)
+		s.partial = false
+		s.partBuf = s.partBuf[:0]
+		i = j + 1
+	}
+	for i < len(p) {
+		j := bytes.IndexByte(p[i:], '\n')
+		if j < 0 {
+			s.partial = true
+			s.partStart = base + int64(i)
+			s.partBuf = append(s.partBuf[:0], p[i:min(len(p), i+cmdClassifyBytes)]...)
+			break
+		}
+		s.onLine(p[i:i+min(j, cmdClassifyBytes)], base+int64(i))
+		i += j + 1
+	}
+	s.off += int64(n)
+	return n, nil
+}
+
+// finish ends the scan: a last line without a newline counts.
+func (s *cmdScan) finish() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if s.partial {
+		s.onLine(s.partBuf, s.partStart)
+		s.partial = false
+	}
+	s.endRun(s.off)
+}
+
+// lines returns the number of lines scanned.
+func (s *cmdScan) lines() int64 { return s.line - 1 }
+
+// onLine handles one line: text is its first bytes (without the newline),
+// start its offset.
+func (s *cmdScan) onLine(text []byte, start int64) {
+	no := s.line
+	s.line++
+	s.repeat(text, no, start)
+	k := cmdIndent(text)
+	if k == len(text) {
+		return
+	}
+	m := cmdClassify(text[k:], k)
+	if m.fam == famNone {
+		return
+	}
+	s.counts[m.fam]++
+	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before}
+	if len(s.ev) == cmdMaxEvidence && !ev.better(s.ev[0]) {
+		return
+	}
+	// Keep only the first few lines of one template: the same warning
+	// a thousand times is one piece of evidence, counted.
+	h := cmdTemplate(text[k:])
+	c, seen := s.tmpl[h]
+	if !seen && len(s.tmpl) >= cmdMaxTemplates {
+		c = 0
+	} else if c < 255 {
+		s.tmpl[h] = c + 1
+	}
+	if c >= cmdMaxPerTmpl {
+		return
+	}
+	if len(s.ev) < cmdMaxEvidence {
+		heap.Push(&s.ev, ev)
+	} else if ev.better(s.ev[0]) {
+		s.ev[0] = ev
+		heap.Fix(&s.ev, 0)
+	}
+}
+
+// repeat follows runs of near-identical lines. A line continues a run when
+// a line of its shape came at most cmdRunWindow lines before it.
+func (s *cmdScan) repeat(text []byte, no, start int64) {
+	key := cmdShapeKey(text)
+	sl := &s.slots[key%uint64(len(s.slots))]
+	if sl.key == key && sl.line > 0 && sl.line >= no-cmdRunWindow && sl.line >= s.floor {
+		if !s.inRun {
+			s.inRun = true
+			s.cur = cmdRun{first: sl.line, from: sl.off}
+		}
+		s.cur.last = no
+	} else if s.inRun {
+		s.endRun(start)
+	}
+	sl.key, sl.line, sl.off = key, no, start
+}
+
+// endRun closes the current run at offset to, where the line after it
+// starts, keeping it when it is among the longest.
+func (s *cmdScan) endRun(to int64) {
+	if !s.inRun {
+		return
+	}
+	s.inRun = false
+	r := s.cur
+	r.to = to
+	if r.lines() < cmdMinRun {
+		return
+	}
+	s.floor = r.last + 1 // runs kept do not overlap
+	if len(s.runs) < cmdMaxRuns {
+		heap.Push(&s.runs, r)
+	} else if s.runs[0].lines() < r.lines() {
+		s.runs[0] = r
+		heap.Fix(&s.runs, 0)
+	}
+}
+
+// cmdShapeKey hashes the shape of a line: its first 16 bytes after the
+// indentation and any leading number or timestamp, with digits taken as
+// equal ("2024-05-01T12:00:00Z INFO x", "   11 | int x;" and
+// "test_a.go:12: msg" keep their shape when the numbers change), and how
+// many bytes that was. It does a few word operations per line.
+func cmdShapeKey(t []byte) uint64 {
+	i, digits := 0, false
+	for i < len(t) && i < 40 {
+		c := t[i]
+		switch {
+		case c == ' ' || c == '\t':
+		case cmdIsDigit(c):
+			digits = true
+		case c == '[' && !digits && i+1 < len(t) && cmdIsDigit(t[i+1]):
+		case digits && (c == '-' || c == ':' || c == '.' || c == ',' || c == '/' || c == 'T' || c == 'Z' || c == '+' || c == ']'):
+		default:
+			goto done
+		}
+		i++
+	}
+done:
+	var w1, w2 uint64
+	n := min(len(t)-i, 16)
+	if n == 16 {
+		w1 = binary.LittleEndian.Uint64(t[i:])
+		w2 = binary.LittleEndian.Uint64(t[i+8:])
+	} else {
+		var buf [16]byte
+		copy(buf[:], t[i:])
+		w1 = binary.LittleEndian.Uint64(buf[:8])
+		w2 = binary.LittleEndian.Uint64(buf[8:])
+	}
+	w1, w2 = cmdMaskDigits(w1), cmdMaskDigits(w2)
+	h := w1*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(w2*0xC2B2AE3D27D4EB4F, 31) ^ uint64(n)*0x165667B19E3779F9
+	return h ^ h>>29
+}
+
+// cmdMaskDigits replaces every ASCII digit among the 8 bytes of w with '0',
+// without a branch.
+func cmdMaskDigits(w uint64) uint64 {
+	const (
+		low7  = 0x7f7f7f7f7f7f7f7f
+		high  = 0x8080808080808080
+		zeros = 0x3030303030303030
+	)
+	x := w ^ zeros                                           // a digit becomes 0x00-0x09
+	notDigit := ((x & low7) + 0x7676767676767676 | x) & high // high bit set unless 0x00-0x09
+	m := ((^notDigit & high) >> 7) * 0xff                    // 0xff in the digits' bytes
+	return w&^m | zeros&m
+}
+
+func cmdIsDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// cmdTemplate hashes a line's first 48 bytes with digits taken as equal, so
+// that the same message at another line or with another count has the same
+// template. It works a word at a time.
+func cmdTemplate(t []byte) uint64 {
+	t = t[:min(len(t), 48)]
+	h := uint64(len(t)) * 0x165667B19E3779F9
+	for i := 0; i < len(t); i += 8 {
+		var w uint64
+		if i+8 <= len(t) {
+			w = binary.LittleEndian.Uint64(t[i:])
+		} else {
+			var buf [8]byte
+			copy(buf[:], t[i:])
+			w = binary.LittleEndian.Uint64(buf[:])
+		}
+		h = bits.RotateLeft64((h^cmdMaskDigits(w))*0x9E3779B97F4A7C15, 27)
+	}
+	return h
+}
+
+// cmdIndent returns the length of b's leading spaces and tabs.
+func cmdIndent(b []byte) int {
+	k := 0
+	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
+		k++
+	}
+	return k
+}
