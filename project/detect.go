@@ -40,9 +40,11 @@ func Detect(head []byte, h Hints) Kind {
 	}
 	name := strings.ToLower(path.Base(h.Tool))
 	switch {
-	case matchAny(name, "read", "read_file", "readfile", "read_text_file", "cat", "view", "open_file", "get_file_contents", "read_multiple_files"):
+	case matchAny(name, "read", "read_file", "readfile", "read_text_file", "cat", "view", "open_file", "get_file_contents", "read_multiple_files",
+		"view_file", "read_many_files", "file_read", "read_text"):
 		return KindFile
-	case matchAny(name, "ls", "list_dir", "listdir", "list_directory", "directory_tree", "list_files", "tree", "glob", "find"):
+	case matchAny(name, "ls", "list_dir", "listdir", "list_directory", "directory_tree", "list_files", "tree", "glob", "find",
+		"list_directory_with_sizes", "find_files", "file_search", "fd", "read_dir", "readdir", "list_folder"):
 		return KindDir
 	case matchAny(name, "bash", "shell", "run", "exec", "run_command", "execute_command", "terminal"):
 		return KindCommand

@@ -1,0 +1,852 @@
+package project
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
+)
+
+func init() {
+	Register(KindFile, ProjectorFunc(projectFile))
+}
+
+// Shares of the room for excerpts and outline in a file view.
+const (
+	// fileOutlineShare is the part of the room an outline may take when the
+	// view shows the head and the tail.
+	fileOutlineShare = 0.45
+	// fileFocusOutlineShare is the part it may take when the view centres on
+	// what the read asked for.
+	fileFocusOutlineShare = 0.25
+	// fileHeadShare is the head's part of the room left for excerpts; the
+	// tail gets the rest.
+	fileHeadShare = 0.6
+	// focusHeadShare bounds the short head shown above a focus region, and
+	// focusHeadLines the lines it may have.
+	focusHeadShare = 0.12
+	focusHeadLines = 12
+	// focusContext is the number of lines shown around a focus region.
+	focusContext = 2
+	// maxFocusWindows bounds the matches of a pattern shown, each with its
+	// context.
+	maxFocusWindows = 5
+	// maxPathShown bounds the file name a header shows.
+	maxPathShown = 80
+)
+
+// projectFile shows a file read: whole numbered lines, either the head and
+// the tail with an outline of the definitions in between, or, when the read's
+// arguments say what it is after (a line range, a symbol, a pattern, an
+// intent), that region whole with a short head for orientation.
+func projectFile(ctx context.Context, in *Input) (Output, error) {
+	v, err := newFileView(in)
+	if err != nil {
+		return Output{}, err
+	}
+	return v.project(ctx)
+}
+
+// fileView builds the view of one file read.
+type fileView struct {
+	in   *Input
+	e    *excerptor
+	nb   numbering
+	args fileArgs
+	defs *defFinder
+	l    layout
+}
+
+func newFileView(in *Input) (*fileView, error) {
+	e, err := newExcerptor(in, true)
+	if err != nil {
+		return nil, fmt.Errorf("project: file: %w", err)
+	}
+	v := &fileView{in: in, e: e, args: parseFileArgs(in.Args)}
+	v.nb, err = detectNumbering(e)
+	if err != nil {
+		return nil, fmt.Errorf("project: file: %w", err)
+	}
+	if v.nb.on {
+		// The tool numbered the lines already.
+		e.numbers = false
+	}
+	head, err := e.doc.ReadRange(0, 8<<10)
+	if err != nil {
+		return nil, fmt.Errorf("project: file: %w", err)
+	}
+	lg := langOf(v.args.path, head)
+	v.defs = &defFinder{in: in, lang: lg, strip: v.nb.on, total: e.total}
+	v.l.title = "file"
+	if p := displayPath(v.args.path); p != "" {
+		v.l.title += " " + p
+	}
+	if lg != nil {
+		v.l.facts = append(v.l.facts, lg.name)
+	}
+	v.l.facts = append(v.l.facts, "rev "+in.Rev())
+	if v.nb.on && v.nb.first != 1 {
+		v.l.facts = append(v.l.facts, fmt.Sprintf("numbered by the tool from %s (stored line N is file line N+%s)",
+			textfmt.Int(v.nb.first), textfmt.Int(v.nb.first-1)))
+	}
+	return v, nil
+}
+
+// displayPath cleans a path for a header and keeps its end when it is long.
+func displayPath(p string) string {
+	p = strings.TrimSpace(textfmt.CleanLine([]byte(p)))
+	if utf8.RuneCountInString(p) <= maxPathShown {
+		return p
+	}
+	r := []rune(p)
+	return "…" + string(r[len(r)-maxPathShown+1:])
+}
+
+func (v *fileView) project(ctx context.Context) (Output, error) {
+	e, size := v.e, v.e.doc.Size()
+	// A file that fits is shown whole.
+	whole, _, err := e.forward(0, size, v.in.Budget-e.overhead(v.l, 1))
+	if err != nil {
+		return Output{}, err
+	}
+	if whole.to == size && !whole.cutEnd {
+		l := v.l
+		l.excerpts = []excerpt{whole}
+		text, next, err := e.fit(l)
+		if err != nil {
+			return Output{}, err
+		}
+		if next == nil && v.in.Counter.Count(text) <= v.in.Budget {
+			return Output{Text: text, Complete: v.in.StoreError == ""}, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Output{}, err
+	}
+	f, err := v.focus(ctx)
+	if err != nil {
+		return Output{}, err
+	}
+	for _, withExtras := range []bool{true, false} {
+		l, err := v.plan(ctx, f, withExtras)
+		if err != nil {
+			return Output{}, err
+		}
+		text, next, err := e.fit(l)
+		if err != nil {
+			return Output{}, err
+		}
+		if v.in.Counter.Count(text) <= v.in.Budget {
+			return Output{Text: text, Next: next}, nil
+		}
+	}
+	return v.minimal()
+}
+
+// minimal is the view of last resort for a budget too small for anything
+// else: the header and one marker, which name the whole file.
+func (v *fileView) minimal() (Output, error) {
+	text, next, err := v.e.assemble(layout{title: "file"}, true)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Text: text, Next: next}, nil
+}
+
+// plan lays out the view: excerpts, and, withExtras, the focus note and the
+// outline. The outline first gets a share of the room; what it leaves unused
+// goes back to the excerpts.
+func (v *fileView) plan(ctx context.Context, f *focusPlan, withExtras bool) (layout, error) {
+	e := v.e
+	l := v.l
+	nGaps := 1
+	if f != nil {
+		nGaps = len(f.regions) + 1
+	}
+	base := v.in.Budget - e.overhead(l, nGaps)
+	if withExtras && f != nil && f.note != "" {
+		l.prelude = append(l.prelude, f.note)
+		base -= e.cost(f.note)
+	}
+	share := 0.0
+	if withExtras && v.defs.lang != nil {
+		share = fileOutlineShare
+		if f != nil && len(f.regions) > 0 {
+			share = fileFocusOutlineShare
+		}
+	}
+	outRoom := int(float64(base) * share)
+	for pass := 0; ; pass++ {
+		xs, err := v.excerpts(f, base-outRoom)
+		if err != nil {
+			return layout{}, err
+		}
+		var lines []string
+		cost := 0
+		if outRoom > 0 {
+			lines, cost, err = e.outlineFor(ctx, v.defs, shownLines(xs), outRoom, f.boost())
+			if err != nil {
+				return layout{}, err
+			}
+		}
+		if pass == 0 && outRoom-cost > base/10 {
+			// Give what the outline did not need to the excerpts; the
+			// outline of the smaller gaps then fits in what it used.
+			outRoom = cost
+			continue
+		}
+		l.excerpts = xs
+		l.prelude = append(l.prelude, lines...)
+		return l, nil
+	}
+}
+
+// excerpts cuts the excerpts of the view within room tokens: the head and
+// the tail, or a short head and the focus regions.
+func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
+	e, size := v.e, v.e.doc.Size()
+	if room < 0 {
+		room = 0
+	}
+	if f == nil || len(f.regions) == 0 {
+		head, used, err := e.forward(0, size, int(float64(room)*fileHeadShare))
+		if err != nil {
+			return nil, err
+		}
+		tail, _, err := e.backward(size, head.to, room-used)
+		if err != nil {
+			return nil, err
+		}
+		return []excerpt{head, tail}, nil
+	}
+	var xs []excerpt
+	pos := int64(0)
+	first, err := e.doc.LineStart(f.regions[0][0])
+	if err != nil {
+		return nil, err
+	}
+	if first > 0 {
+		headRoom := int(float64(room) * focusHeadShare)
+		limit, err := e.doc.LineStart(min(focusHeadLines+1, f.regions[0][0]))
+		if err != nil {
+			return nil, err
+		}
+		head, used, err := e.forward(0, min(limit, first), headRoom)
+		if err != nil {
+			return nil, err
+		}
+		xs = append(xs, head)
+		room -= used
+		pos = head.to
+	}
+	for _, r := range f.regions {
+		from, err := e.doc.LineStart(r[0])
+		if err != nil {
+			return nil, err
+		}
+		to, err := e.doc.LineStart(min(r[1]+1, e.total+1))
+		if err != nil {
+			return nil, err
+		}
+		from = max(from, pos)
+		if from >= to || room <= 0 {
+			continue
+		}
+		x, used, err := e.forward(from, to, room)
+		if err != nil {
+			return nil, err
+		}
+		if x.empty() {
+			break
+		}
+		xs = append(xs, x)
+		room -= used
+		pos = x.to
+	}
+	return xs, nil
+}
+
+// focusPlan is where a view centres, from what the read asked for.
+type focusPlan struct {
+	// note tells the model what was asked and what the view shows for it.
+	note string
+	// regions are stored line ranges (inclusive, sorted, disjoint) to show.
+	regions [][2]int64
+	// near is the definition the view centres on, if any: the outline
+	// favours its relatives.
+	near *srcDef
+}
+
+// boost ranks higher, in the outline, the definitions near the focus: those
+// of the same type (its methods, the type itself), then those close by.
+func (f *focusPlan) boost() func(*srcDef) int {
+	if f == nil || len(f.regions) == 0 {
+		return nil
+	}
+	typ := ""
+	if f.near != nil {
+		if i := strings.LastIndexByte(f.near.alt, '.'); i > 0 {
+			typ = f.near.alt[:i]
+		}
+	}
+	at := f.regions[0][0]
+	return func(d *srcDef) int {
+		b := 0
+		if typ != "" && (d.name == typ || strings.HasPrefix(d.alt, typ+".")) {
+			b += 3
+		}
+		if d.line > at-300 && d.line < at+300 {
+			b++
+		}
+		return b
+	}
+}
+
+// focus resolves the read's intent against the file. It returns nil when
+// the read asked for nothing in particular.
+func (v *fileView) focus(ctx context.Context) (*focusPlan, error) {
+	a := v.args
+	switch {
+	case a.hasRange:
+		return v.focusRange(), nil
+	case a.symbol != "":
+		return v.focusSymbol(ctx)
+	case a.pattern != "":
+		return v.focusPattern(ctx)
+	case a.intent != "":
+		return v.focusIntent(ctx)
+	}
+	return nil, nil
+}
+
+// context widens a region by focusContext lines each side.
+func (v *fileView) context(a, b int64) [2]int64 {
+	return [2]int64{max(1, a-focusContext), min(v.e.total, b+focusContext)}
+}
+
+func (v *fileView) focusRange() *focusPlan {
+	a := v.args
+	total := v.e.total
+	from, to := a.from, a.to
+	if a.tail > 0 {
+		from, to = total-a.tail+1, total
+	} else if v.nb.on {
+		// The tool's numbers are the file's; stored lines count from 1.
+		from -= v.nb.first - 1
+		if to > 0 {
+			to -= v.nb.first - 1
+		}
+	}
+	from = max(from, 1)
+	if to == 0 || to > total {
+		to = total
+	}
+	asked := a.rangeText()
+	if from > total || to < from {
+		return &focusPlan{note: fmt.Sprintf("[the read asked for %s, which is not in the %s stored; showing the head and the tail]", asked, textfmt.Plural(total, "line"))}
+	}
+	if from == 1 && to == total {
+		return nil
+	}
+	return &focusPlan{
+		note:    fmt.Sprintf("[focus: %s, as the read asked]", linesText(from, to)),
+		regions: [][2]int64{v.context(from, to)},
+	}
+}
+
+func linesText(a, b int64) string {
+	if a == b {
+		return "line " + textfmt.Int(a)
+	}
+	return "lines " + textfmt.Int(a) + "-" + textfmt.Int(b)
+}
+
+// bestDef returns the definition that scores highest (the more important,
+// then the earlier, of equals) and the lines of up to 8 others that score as
+// high. A score of 0 or less is no match.
+func (v *fileView) bestDef(ctx context.Context, score func(*srcDef) int) (*srcDef, []int64, error) {
+	var best *srcDef
+	bestScore := 0
+	var others []int64
+	err := v.defs.each(ctx, func(d *srcDef) {
+		s := score(d)
+		if s <= 0 {
+			return
+		}
+		switch {
+		case best == nil || s > bestScore:
+			best, bestScore, others = d, s, others[:0]
+		case s == bestScore && d.score > best.score:
+			if len(others) < 8 {
+				others = append(others, best.line)
+			}
+			best = d
+		case s == bestScore && len(others) < 8:
+			others = append(others, d.line)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.Slice(others, func(i, j int) bool { return others[i] < others[j] })
+	return best, others, nil
+}
+
+func (v *fileView) focusSymbol(ctx context.Context) (*focusPlan, error) {
+	sym := normalizeSymbol(v.args.symbol)
+	if v.defs.lang == nil {
+		return v.focusPatternOf(ctx, regexp.QuoteMeta(v.args.symbol), "symbol "+strconv.Quote(fileClip(v.args.symbol, 60)))
+	}
+	best, others, err := v.bestDef(ctx, func(d *srcDef) int {
+		switch {
+		case d.name == sym || d.alt == sym:
+			return 3
+		case strings.EqualFold(d.name, sym) || strings.EqualFold(d.alt, sym):
+			return 2
+		}
+		return 0
+	})
+	if err != nil {
+		return nil, err
+	}
+	if best == nil {
+		return &focusPlan{note: fmt.Sprintf("[the read asked for symbol %s: no definition by that name; showing the head and the tail]", strconv.Quote(fileClip(v.args.symbol, 60)))}, nil
+	}
+	note := fmt.Sprintf("[focus: %s (%s), the definition of %s the read asked for", fileClip(best.text, 80), linesText(best.line, max(best.end, best.line)), fileClip(v.args.symbol, 60))
+	if len(others) > 0 {
+		note += "; others by that name at " + linesList(others)
+	}
+	return &focusPlan{note: note + "]", regions: [][2]int64{v.context(best.start, max(best.end, best.line))}, near: best}, nil
+}
+
+// normalizeSymbol turns "(*Server).Serve", "Server::serve" or "Server#serve"
+// into the "Server.Serve" form definitions answer to.
+func normalizeSymbol(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.NewReplacer("(*", "", "(", "", ")", "", "*", "", "::", ".", "#", ".").Replace(s)
+	return strings.TrimSuffix(s, ".")
+}
+
+func linesList(ls []int64) string {
+	parts := make([]string, len(ls))
+	for i, n := range ls {
+		parts[i] = textfmt.Int(n)
+	}
+	return "lines " + strings.Join(parts, ", ")
+}
+
+func fileClip(s string, n int) string {
+	s = textfmt.CleanLine([]byte(s))
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+func (v *fileView) focusPattern(ctx context.Context) (*focusPlan, error) {
+	p := v.args.pattern
+	if _, err := regexp.Compile(p); err != nil {
+		p = regexp.QuoteMeta(p)
+	}
+	if v.args.ignoreCase {
+		p = "(?i)" + p
+	}
+	return v.focusPatternOf(ctx, p, "pattern "+strconv.Quote(fileClip(v.args.pattern, 60)))
+}
+
+// maxMatchLines bounds the matching lines a pattern focus remembers.
+const maxMatchLines = 64
+
+// focusPatternOf centres the view on the first lines that match an RE2
+// pattern, each with its context.
+func (v *fileView) focusPatternOf(ctx context.Context, pattern, asked string) (*focusPlan, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, nil
+	}
+	s := newLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
+	var hits []int64
+	count := 0
+	for s.Scan() {
+		t := s.text
+		if v.nb.on {
+			t = stripNumber(t)
+		}
+		if re.Match(t) {
+			count++
+			if len(hits) < maxMatchLines {
+				hits = append(hits, s.line)
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	grep := ""
+	if v.in.Ref != "" {
+		grep = "; every match: " + v.in.Hint(recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Grep: &recall.GrepSpec{Pattern: pattern}})
+	}
+	if count == 0 {
+		return &focusPlan{note: fmt.Sprintf("[the read asked for %s: no line matches; showing the head and the tail]", asked)}, nil
+	}
+	var regions [][2]int64
+	for _, h := range hits {
+		r := v.context(h, h)
+		if n := len(regions); n > 0 && r[0] <= regions[n-1][1]+1 {
+			regions[n-1][1] = r[1]
+			continue
+		}
+		if len(regions) == maxFocusWindows {
+			break
+		}
+		regions = append(regions, r)
+	}
+	return &focusPlan{
+		note:    fmt.Sprintf("[focus: the lines matching %s (%s in all, the first at line %s)%s]", asked, matchesText(count), textfmt.Int(hits[0]), grep),
+		regions: regions,
+	}, nil
+}
+
+func matchesText(n int) string {
+	if n == 1 {
+		return "1 match"
+	}
+	return textfmt.Int(int64(n)) + " matches"
+}
+
+// stopWords are left out of an intent's words.
+var stopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "where": true, "why": true,
+	"when": true, "are": true, "does": true, "this": true, "that": true, "from": true, "which": true, "into": true,
+	"about": true, "find": true, "look": true, "see": true, "check": true, "read": true, "file": true, "code": true,
+	"function": true, "method": true, "class": true, "understand": true, "there": true, "their": true, "its": true,
+	"not": true, "can": true, "should": true, "would": true, "will": true, "was": true, "were": true, "has": true,
+	"have": true, "why's": true, "is": true, "it": true, "of": true, "to": true, "in": true, "on": true, "be": true,
+}
+
+// intentWord is one word of an intent: whole, and its stem (at most its
+// first 4 letters, so that "connections" meets "conn").
+type intentWord struct{ word, stem string }
+
+// intentWords splits an intent into its lower-case words, without stop
+// words and words under 3 letters.
+func intentWords(s string) []intentWord {
+	var out []intentWord
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
+		if len(w) < 3 || stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		stem := w
+		if len(stem) > 4 {
+			stem = stem[:4]
+		}
+		out = append(out, intentWord{w, stem})
+	}
+	if len(out) > 12 {
+		out = out[:12]
+	}
+	return out
+}
+
+// intentScore scores a lower-case text against the words: 4 for each word
+// it holds whole, 2 for each it holds only the stem of; n counts the words
+// met either way.
+func intentScore(low string, words []intentWord) (score, n int) {
+	for _, w := range words {
+		switch {
+		case strings.Contains(low, w.word):
+			score += 4
+			n++
+		case strings.Contains(low, w.stem):
+			score += 2
+			n++
+		}
+	}
+	return score, n
+}
+
+// maxIntentSection is the longest definition a line that matches an intent
+// brings whole into view; a longer one is shown around the line.
+const maxIntentSection = 80
+
+// focusIntent centres the view on what best matches the intent's words: the
+// definition whose name holds the most of them, or the line that holds more
+// of them than any name does (with the definition around it when short).
+func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
+	words := intentWords(v.args.intent)
+	asked := "intent " + strconv.Quote(fileClip(v.args.intent, 60))
+	if len(words) == 0 {
+		return nil, nil
+	}
+	var best *srcDef
+	bestN := 0
+	if v.defs.lang != nil {
+		var err error
+		best, _, err = v.bestDef(ctx, func(d *srcDef) int {
+			score, _ := intentScore(strings.ToLower(d.name+" "+d.alt), words)
+			if score == 0 {
+				return 0
+			}
+			text, _ := intentScore(strings.ToLower(d.text), words)
+			return score*4 + text
+		})
+		if err != nil {
+			return nil, err
+		}
+		if best != nil {
+			_, bestN = intentScore(strings.ToLower(best.name+" "+best.alt), words)
+		}
+	}
+	// The line that holds the most of the words, the first of equals.
+	s := newLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
+	var line int64
+	lineScore, lineN := 0, 0
+	var low []byte
+	for s.Scan() {
+		low = bytes.ToLower(append(low[:0], s.text...))
+		if score, n := intentScore(string(low), words); n > lineN || n == lineN && score > lineScore {
+			line, lineScore, lineN = s.line, score, n
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if best != nil && bestN >= lineN {
+		return &focusPlan{
+			note:    fmt.Sprintf("[focus: %s (%s), the definition that best matches the %s]", fileClip(best.text, 80), linesText(best.line, max(best.end, best.line)), asked),
+			regions: [][2]int64{v.context(best.start, max(best.end, best.line))},
+			near:    best,
+		}, nil
+	}
+	if lineN < min(2, len(words)) {
+		return &focusPlan{note: fmt.Sprintf("[the read's %s matches no definition or line; showing the head and the tail]", asked)}, nil
+	}
+	// The innermost definition around the line, when it is short.
+	var around *srcDef
+	if err := v.defs.each(ctx, func(d *srcDef) {
+		if d.line <= line && (around == nil || d.line >= around.line) {
+			around = d
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if around != nil && around.end >= line && around.end-around.start < maxIntentSection {
+		return &focusPlan{
+			note:    fmt.Sprintf("[focus: line %s, the line that best matches the %s, in %s (%s)]", textfmt.Int(line), asked, fileClip(around.text, 80), linesText(around.line, around.end)),
+			regions: [][2]int64{v.context(around.start, around.end)},
+			near:    around,
+		}, nil
+	}
+	return &focusPlan{
+		note:    fmt.Sprintf("[focus: line %s, the line that best matches the %s]", textfmt.Int(line), asked),
+		regions: [][2]int64{{max(1, line-5), min(v.e.total, line+10)}},
+	}, nil
+}
+
+// fileArgs is what a read's arguments say about the file and what the read
+// is after.
+type fileArgs struct {
+	path string
+	// hasRange reports a line range: from and to in the file's numbering,
+	// inclusive, to 0 for "to the end"; tail > 0 asks for the last lines.
+	hasRange   bool
+	from, to   int64
+	tail       int64
+	symbol     string
+	pattern    string
+	ignoreCase bool
+	intent     string
+}
+
+func (a fileArgs) rangeText() string {
+	switch {
+	case a.tail > 0:
+		return "the last " + textfmt.Plural(a.tail, "line")
+	case a.to == 0:
+		return "the lines from " + textfmt.Int(a.from)
+	}
+	return linesText(a.from, a.to)
+}
+
+// argKey normalises an argument name: "file_path", "filePath" and "FilePath"
+// are the same key.
+func argKey(k string) string {
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
+}
+
+// parseFileArgs reads what a read's arguments say. Unknown or malformed
+// arguments are ignored: they only steer the view.
+func parseFileArgs(raw json.RawMessage) fileArgs {
+	var a fileArgs
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return a
+	}
+	args := map[string]json.RawMessage{}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first spelling of a key wins, whatever the map's order
+	for _, k := range keys {
+		if _, ok := args[argKey(k)]; !ok {
+			args[argKey(k)] = m[k]
+		}
+	}
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			var s string
+			if json.Unmarshal(args[k], &s) == nil && strings.TrimSpace(s) != "" {
+				return strings.TrimSpace(s)
+			}
+		}
+		return ""
+	}
+	num := func(keys ...string) (int64, bool) {
+		for _, k := range keys {
+			if n, ok := jsonInt(args[k]); ok {
+				return n, true
+			}
+		}
+		return 0, false
+	}
+	a.path = str("path", "filepath", "filename", "file", "targetfile", "relativepath", "absolutepath", "uri", "target")
+	a.path = strings.TrimPrefix(a.path, "file://")
+
+	for _, k := range []string{"viewrange", "linerange", "range", "lines"} {
+		if f, t, ok := jsonRange(args[k]); ok {
+			a.hasRange, a.from, a.to = true, f, t
+			break
+		}
+	}
+	if !a.hasRange {
+		if f, ok := num("startline", "linestart", "fromline"); ok {
+			a.hasRange, a.from = true, max(f, 1)
+			if t, ok := num("endline", "lineend", "toline"); ok && t >= f {
+				a.to = t
+			}
+		} else if t, ok := num("endline"); ok && t > 0 {
+			a.hasRange, a.from, a.to = true, 1, t
+		}
+	}
+	if !a.hasRange {
+		if f, ok := num("offset"); ok && f >= 0 {
+			a.hasRange, a.from = true, max(f, 1)
+			if n, ok := num("limit"); ok && n > 0 {
+				a.to = a.from + n - 1
+			}
+		} else if n, ok := num("limit"); ok && n > 0 {
+			a.hasRange, a.from, a.to = true, 1, n
+		}
+	}
+	if !a.hasRange {
+		if f, t, ok := jsonRange(args["line"]); ok {
+			a.hasRange, a.from, a.to = true, f, t
+		} else if n, ok := num("head"); ok && n > 0 {
+			a.hasRange, a.from, a.to = true, 1, n
+		} else if n, ok := num("tail"); ok && n > 0 {
+			a.hasRange, a.tail = true, n
+		}
+	}
+	a.symbol = str("symbol", "symbolname", "function", "functionname", "definition")
+	if a.symbol == "" {
+		if n := str("name"); looksLikeSymbol(n) {
+			a.symbol = n
+		}
+	}
+	a.pattern = str("pattern", "regex", "regexp", "grep", "query", "search")
+	for _, k := range []string{"ignorecase", "caseinsensitive", "i", "nocase"} {
+		var b bool
+		if json.Unmarshal(args[k], &b) == nil && b {
+			a.ignoreCase = true
+		}
+	}
+	a.intent = str("intent", "purpose", "reason", "question", "goal", "why", "lookingfor")
+	return a
+}
+
+// jsonInt reads a whole number, or a string that holds one.
+func jsonInt(raw json.RawMessage) (int64, bool) {
+	if len(raw) == 0 {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil && f == float64(int64(f)) {
+		return int64(f), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// jsonRange reads a line range: [a, b] (b = -1 for "to the end"), "A:B",
+// "A-B", "A:" or a single line.
+func jsonRange(raw json.RawMessage) (from, to int64, ok bool) {
+	if len(raw) == 0 {
+		return 0, 0, false
+	}
+	var pair []json.RawMessage
+	if json.Unmarshal(raw, &pair) == nil {
+		if len(pair) != 2 {
+			return 0, 0, false
+		}
+		a, ok1 := jsonInt(pair[0])
+		b, ok2 := jsonInt(pair[1])
+		if !ok1 || !ok2 || a < 1 && a != 0 {
+			return 0, 0, false
+		}
+		if b < 0 {
+			b = 0
+		} else if b < a {
+			return 0, 0, false
+		}
+		return max(a, 1), b, true
+	}
+	if n, ok := jsonInt(raw); ok && n > 0 {
+		return n, n, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return 0, 0, false
+	}
+	span, err := recall.ParseSpan(s)
+	if err != nil || span.From < 1 || span.To != 0 && span.To < span.From {
+		return 0, 0, false
+	}
+	return span.From, span.To, true
+}
+
+// looksLikeSymbol reports whether a "name" argument names a symbol rather
+// than a file: an identifier, possibly qualified, without a file extension.
+func looksLikeSymbol(s string) bool {
+	if s == "" || len(s) > 200 || strings.ContainsAny(s, "/\\ ") {
+		return false
+	}
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		if _, ok := langByExt[strings.ToLower(s[i:])]; ok {
+			return false
+		}
+		switch strings.ToLower(s[i:]) {
+		case ".txt", ".json", ".yaml", ".yml", ".toml", ".html", ".css", ".xml", ".csv", ".log", ".cfg", ".ini", ".lock", ".sum", ".mod":
+			return false
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return r == '_' || r == '(' || unicode.IsLetter(r)
+}

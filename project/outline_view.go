@@ -1,0 +1,197 @@
+package project
+
+import (
+	"container/heap"
+	"context"
+	"math/bits"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/crumb-dev/crumb/recall"
+)
+
+// rankedDef is a definition with its rank in one outline.
+type rankedDef struct {
+	d    *srcDef
+	rank int
+}
+
+// defHeap keeps the most important definitions offered to it, up to a
+// bound: the least important one sits at the root, ready to be replaced.
+type defHeap []rankedDef
+
+func (h defHeap) Len() int            { return len(h) }
+func (h defHeap) Less(i, j int) bool  { return lessImportant(h[i], h[j]) }
+func (h defHeap) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
+func (h *defHeap) Push(x interface{}) { *h = append(*h, x.(rankedDef)) }
+func (h *defHeap) Pop() interface{} {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// lessImportant orders definitions for dropping: a lower rank first; among
+// equals, the order of their places with the bits reversed, so that the ones
+// kept are spread evenly over the file (places 0, 4, 2, 6, 1, 5, 3, 7 for
+// eight) instead of crowding at its start.
+func lessImportant(a, b rankedDef) bool {
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	ra, rb := bits.Reverse32(uint32(a.d.ord)), bits.Reverse32(uint32(b.d.ord))
+	if ra != rb {
+		return ra > rb
+	}
+	return a.d.line > b.d.line
+}
+
+// outline is the index of the definitions in the lines a view omits.
+type outline struct {
+	keep  defHeap
+	limit int
+	total int // definitions in the omitted lines, listed or not
+}
+
+func (o *outline) offer(d rankedDef) {
+	o.total++
+	if len(o.keep) < o.limit {
+		heap.Push(&o.keep, d)
+		return
+	}
+	if o.limit > 0 && lessImportant(o.keep[0], d) {
+		o.keep[0] = d
+		heap.Fix(&o.keep, 0)
+	}
+}
+
+// lineSpans is a sorted list of line ranges, inclusive.
+type lineSpans [][2]int64
+
+func (s lineSpans) has(line int64) bool {
+	i := sort.Search(len(s), func(i int) bool { return s[i][1] >= line })
+	return i < len(s) && s[i][0] <= line
+}
+
+// shownLines returns the lines the excerpts show whole.
+func shownLines(xs []excerpt) lineSpans {
+	var out lineSpans
+	for _, x := range xs {
+		if x.empty() {
+			continue
+		}
+		a, b := x.first, x.last()
+		if x.cutStart {
+			a++
+		}
+		if x.cutEnd {
+			b--
+		}
+		if a <= b {
+			out = append(out, [2]int64{a, b})
+		}
+	}
+	return out
+}
+
+// minEntryTokens is the least an outline entry costs; it bounds how many
+// definitions are worth keeping for a room.
+const minEntryTokens = 4
+
+// outlineFor collects the definitions outside the shown lines and renders
+// the most important of them within room tokens. It returns the lines and
+// their cost.
+//
+// boost, when set, raises the rank of definitions related to what the view
+// centres on.
+func (e *excerptor) outlineFor(ctx context.Context, f *defFinder, shown lineSpans, room int, boost func(*srcDef) int) ([]string, int, error) {
+	if f == nil || f.lang == nil || room <= 0 {
+		return nil, 0, nil
+	}
+	o := &outline{limit: min(room/minEntryTokens+1, 4096)}
+	err := f.each(ctx, func(d *srcDef) {
+		if !shown.has(d.line) {
+			r := rankedDef{d, d.score}
+			if boost != nil {
+				r.rank += boost(d)
+			}
+			o.offer(r)
+		}
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if o.total == 0 {
+		return nil, 0, nil
+	}
+	return e.renderOutline(o, f.lang, f.grepPattern(), room)
+}
+
+// renderOutline lists the most important definitions that fit in room
+// tokens, in line order, under a line that says what is listed and how to
+// read one, and how to list those left out.
+func (e *excerptor) renderOutline(o *outline, lg *srcLang, grep string, room int) ([]string, int, error) {
+	cands := append([]rankedDef(nil), o.keep...)
+	sort.Slice(cands, func(i, j int) bool { return lessImportant(cands[j], cands[i]) })
+	var maxLine int64
+	for _, r := range cands {
+		maxLine = max(maxLine, r.d.line)
+	}
+	width := len(strconv.FormatInt(maxLine, 10))
+	entry := func(d *srcDef) string {
+		num := strconv.FormatInt(d.line, 10)
+		return "  " + strings.Repeat(" ", width-len(num)) + num + " " + strings.Repeat("  ", min(d.depth, 3)) + d.text
+	}
+	// The heading, with the largest numbers it could hold.
+	worst := &srcDef{line: maxLine, end: e.total}
+	used := e.cost(e.outlineHeading(lg, grep, o.total, o.total, worst, o.total > 1))
+	var chosen []*srcDef
+	for _, r := range cands {
+		d := r.d
+		c := e.cost(entry(d))
+		if used+c > room {
+			break
+		}
+		used += c
+		chosen = append(chosen, d)
+	}
+	if len(chosen) == 0 {
+		return nil, 0, nil
+	}
+	first := chosen[0]
+	sort.Slice(chosen, func(i, j int) bool { return chosen[i].line < chosen[j].line })
+	out := []string{e.outlineHeading(lg, grep, len(chosen), o.total, first, len(chosen) < o.total)}
+	cost := e.cost(out[0])
+	for _, d := range chosen {
+		s := entry(d)
+		out = append(out, s)
+		cost += e.cost(s)
+	}
+	return out, cost, nil
+}
+
+// outlineHeading says what an outline lists: n of total definitions, how to
+// read one (ex) and, when some are left out, how to list them all.
+func (e *excerptor) outlineHeading(lg *srcLang, grep string, n, total int, ex *srcDef, partial bool) string {
+	what := "definitions"
+	if lg == langMd {
+		what = "headings"
+	}
+	var b strings.Builder
+	b.WriteString("[outline of the omitted lines: ")
+	if n < total {
+		b.WriteString(strconv.Itoa(n) + " of " + strconv.Itoa(total) + " " + what + ", the least important left out")
+	} else {
+		b.WriteString(strconv.Itoa(total) + " " + what)
+	}
+	if e.in.Ref != "" {
+		span := recall.Span{From: ex.line, To: max(ex.end, ex.line)}
+		b.WriteString("; read one: " + e.in.Hint(recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &span}))
+		if partial {
+			b.WriteString("; list them all: " + e.in.Hint(recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Grep: &recall.GrepSpec{Pattern: grep}}))
+		}
+	}
+	b.WriteString("]")
+	return b.String()
+}
