@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"github.com/crumb-dev/crumb"
 
@@ -12,7 +13,7 @@ func init() {
 	register(&command{
 		name:    "read",
 		summary: "read a page of a stored result, or all of it",
-		usage: `Usage: crumb read REF [--lines A:B | --bytes A:B] [--budget TOKENS] [--json]
+		usage: `Usage: crumb read REF [--lines A:B | --bytes A:B | --pointer /JSON/POINTER | --jq EXPR] [--budget TOKENS] [--json]
        crumb read REF --all > FILE
 
 Prints a page of a stored result within the budget: whole lines, a header
@@ -25,10 +26,19 @@ Lines are numbered from 1 and both ends are included (41:240); bytes are
 offsets from 0 with the end excluded (0:4096). An open end (41:) reads to the
 end of the result. --all writes the exact stored bytes and nothing else.
 
+--pointer selects one value of a JSON result by its JSON pointer (RFC 6901:
+/items/3/name, with ~1 for / and ~0 for ~ in keys); --jq selects with a jq
+expression (gojq; a result of several top-level values is one array to it,
+as with jq -s). The selection is shown as indented JSON, a string as its
+text; it is stored as a result of its own, and the page's next read
+continues by lines of that result.
+
 Examples:
   crumb read 1a2b3c4d5e6f7a8b
   crumb read 1a2b3c4d5e6f7a8b --lines 41:240 -n
   crumb read 1a2b3c4d5e6f7a8b --bytes 1000:2000 --json
+  crumb read 1a2b3c4d5e6f7a8b --pointer /items/3
+  crumb read 1a2b3c4d5e6f7a8b --jq '.items[] | select(.status == "failed")'
   crumb read 1a2b3c4d5e6f7a8b --all | sha256sum`,
 		run: runRead,
 	})
@@ -39,6 +49,8 @@ func runRead(e *env, args []string) error {
 	fs := newFlags(e, c)
 	linesArg := fs.String("lines", "", "read lines `A:B` (1-based, inclusive)")
 	bytesArg := fs.String("bytes", "", "read bytes `A:B` (0-based offsets, end excluded)")
+	pointerArg := fs.String("pointer", "", "select the value at a JSON `POINTER` (RFC 6901) of a JSON result")
+	jqArg := fs.String("jq", "", "select with a jq `EXPR` from a JSON result")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX` (continuations carry it)")
 	all := fs.Bool("all", false, "write the exact stored bytes and nothing else")
 	budget := fs.Int("budget", recall.DefaultBudget, "most `TOKENS` the page may take")
@@ -71,8 +83,15 @@ func runRead(e *env, args []string) error {
 		}
 		req.Bytes = &s
 	}
-	if *all && (req.Lines != nil || req.Bytes != nil || *asJSON) {
-		return usagef(c.name, "--all writes the whole result; it does not combine with --lines, --bytes or --json")
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "pointer" {
+			p := *pointerArg
+			req.Pointer = &p
+		}
+	})
+	req.Query = *jqArg
+	if *all && (req.Lines != nil || req.Bytes != nil || req.Pointer != nil || req.Query != "" || *asJSON) {
+		return usagef(c.name, "--all writes the whole result; it does not combine with --lines, --bytes, --pointer, --jq or --json")
 	}
 	if err := req.Validate(); err != nil {
 		return usagef(c.name, "%v", err)

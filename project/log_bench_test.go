@@ -1,0 +1,27 @@
+package project
+
+import (
+	"context"
+	"testing"
+)
+
+// benchLog projects a log of about size bytes, made of the real fixtures
+// repeated, and reports MB/s of input.
+func benchLog(b *testing.B, size int) {
+	data := syntheticLog(b, size)
+	in := testInput(b, data, 2000)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Project(context.Background(), KindText, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLogProjectWhole projects a 40 MB log, which is read whole.
+func BenchmarkLogProjectWhole(b *testing.B) { benchLog(b, 40<<20) }
+
+// BenchmarkLogProjectSampled projects a 100 MB log, of which a 48 MB sample
+// is read.
+func BenchmarkLogProjectSampled(b *testing.B) { benchLog(b, 100<<20) }

@@ -1,0 +1,726 @@
+package project
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/crumb-dev/crumb/internal/jsonscan"
+	"github.com/crumb-dev/crumb/internal/sniff"
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+)
+
+func init() {
+	Register(KindMCP, ProjectorFunc(projectMCP))
+}
+
+// mcpMaxBytes is the largest CallToolResult the MCP projector reads into
+// memory; a larger one is projected as JSON.
+const mcpMaxBytes = 256 << 20
+
+// mcpNoteTokens is the part of the budget set aside for a note the
+// projection may add when it shares the budget among text blocks.
+const mcpNoteTokens = 80
+
+// projectMCP projects an MCP CallToolResult into a CallToolResult: the
+// Output's Text is the projected result as JSON, which an MCP client takes
+// in place of the original.
+//
+//   - Text blocks that do not fit the budget are each stored apart (so that
+//     reads of them count the block's own lines, not the JSON envelope's) and
+//     replaced by a projection of their text with its own header and reads.
+//     Small blocks are kept whole; the budget (text the model reads: text
+//     blocks and notes) is shared among the large ones.
+//   - Image and audio blocks stay blocks, and are also returned in
+//     Output.Media. An image larger than a model takes (MaxImageSide pixels
+//     on its long side, or MaxImageBytes decoded) is downscaled for the view;
+//     the original is stored and named in a text note after it.
+//   - An embedded resource with text is handled like a text block; one with
+//     a blob larger than a few bytes is stored and replaced by a note with
+//     its type, size and ref. resource_link blocks pass through.
+//   - structuredContent that is large is handled by the rule of
+//     structuredRule, which never makes the result break the tool's
+//     outputSchema.
+//   - Unknown block types and top-level fields (_meta, isError, future ones)
+//     pass through unchanged, and a result that needs nothing changed comes
+//     back byte for byte.
+func projectMCP(ctx context.Context, in *Input) (Output, error) {
+	size := in.Source.Size()
+	if size > mcpMaxBytes {
+		return projectJSON(ctx, in)
+	}
+	raw := make([]byte, size)
+	if n, err := in.Source.ReadAt(raw, 0); n < len(raw) && err != nil && !errors.Is(err, io.EOF) {
+		return Output{}, err
+	}
+	res, err := parseToolResult(raw)
+	if err != nil {
+		// Not a CallToolResult: show it for what it is.
+		return projectJSON(ctx, in)
+	}
+	m := &mcpProjection{ctx: ctx, in: in, raw: raw, res: res}
+	return m.project()
+}
+
+// member is one member of a JSON object, in its original bytes.
+type member struct {
+	key string
+	raw []byte // the key as written, with its quotes
+	val []byte
+}
+
+// object is a JSON object as its members, in order.
+type object []member
+
+func (o object) get(key string) ([]byte, bool) {
+	for _, m := range o {
+		if m.key == key {
+			return m.val, true
+		}
+	}
+	return nil, false
+}
+
+func (o object) str(key string) string {
+	v, ok := o.get(key)
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// with returns o with key's value replaced (or added at the end).
+func (o object) with(key string, val []byte) object {
+	out := slices.Clone(o)
+	for i := range out {
+		if out[i].key == key {
+			out[i].val = val
+			return out
+		}
+	}
+	return append(out, member{key: key, raw: []byte(quoteJSON(key)), val: val})
+}
+
+func (o object) without(key string) object {
+	var out object
+	for _, m := range o {
+		if m.key != key {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (o object) marshal() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(m.raw)
+		b.WriteByte(':')
+		b.Write(m.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// parseObject splits a JSON object into its members without decoding the
+// values.
+func parseObject(raw []byte) (object, error) {
+	s := jsonscan.New(bytes.NewReader(raw), int64(len(raw)))
+	s.Single()
+	t, err := s.Next()
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != jsonscan.BeginObject {
+		return nil, fmt.Errorf("not an object")
+	}
+	var o object
+	for {
+		k, err := s.Next()
+		if err != nil {
+			return nil, err
+		}
+		if k.Kind == jsonscan.EndObject {
+			break
+		}
+		v, err := s.Next()
+		if err != nil {
+			return nil, err
+		}
+		end := v.End
+		if v.Kind == jsonscan.BeginObject || v.Kind == jsonscan.BeginArray {
+			if end, err = s.Skip(); err != nil {
+				return nil, err
+			}
+		}
+		key, _ := jsonscan.KeyText(raw[k.Start:k.End], false)
+		o = append(o, member{key: key, raw: raw[k.Start:k.End], val: raw[v.Start:end]})
+	}
+	if _, err := s.Next(); err != io.EOF {
+		return nil, fmt.Errorf("more than one value")
+	}
+	return o, nil
+}
+
+// parseArray splits a JSON array into its elements.
+func parseArray(raw []byte) ([][]byte, error) {
+	s := jsonscan.New(bytes.NewReader(raw), int64(len(raw)))
+	s.Single()
+	t, err := s.Next()
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != jsonscan.BeginArray {
+		return nil, fmt.Errorf("not an array")
+	}
+	var out [][]byte
+	for {
+		v, err := s.Next()
+		if err != nil {
+			return nil, err
+		}
+		if v.Kind == jsonscan.EndArray {
+			return out, nil
+		}
+		end := v.End
+		if v.Kind == jsonscan.BeginObject || v.Kind == jsonscan.BeginArray {
+			if end, err = s.Skip(); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, raw[v.Start:end])
+	}
+}
+
+// toolResult is a parsed CallToolResult.
+type toolResult struct {
+	top     object
+	content [][]byte // nil when there is no content member
+	blocks  []object // content, parsed; nil for a block that is not an object
+}
+
+func parseToolResult(raw []byte) (*toolResult, error) {
+	top, err := parseObject(bytes.TrimSpace(raw))
+	if err != nil {
+		return nil, err
+	}
+	r := &toolResult{top: top}
+	c, ok := top.get("content")
+	if !ok {
+		if _, ok := top.get("structuredContent"); !ok {
+			return nil, fmt.Errorf("neither content nor structuredContent")
+		}
+		return r, nil
+	}
+	if r.content, err = parseArray(c); err != nil {
+		return nil, fmt.Errorf("content: %w", err)
+	}
+	for _, b := range r.content {
+		o, err := parseObject(b)
+		if err != nil {
+			o = nil
+		}
+		r.blocks = append(r.blocks, o)
+	}
+	return r, nil
+}
+
+// mcpProjection is the state of one MCP projection.
+type mcpProjection struct {
+	ctx context.Context
+	in  *Input
+	raw []byte
+	res *toolResult
+
+	out    []contentOut // the new content, in order
+	items  []*textItem  // text that shares the budget
+	notes  int          // tokens of notes added
+	media  []json.RawMessage
+	next   *recall.Request
+	change bool
+	// topChange holds new values of top-level members; a nil value drops
+	// the member.
+	topChange map[string][]byte
+}
+
+// contentOut is one block of the new content: the block as it was, a new
+// block, or a text item rendered once the budget is shared.
+type contentOut struct {
+	raw  []byte
+	item *textItem
+}
+
+// textItem is text the model reads: a text block, the text of an embedded
+// resource, or a projection of structuredContent.
+type textItem struct {
+	text  []byte
+	block object // the block it came from; nil for a block made anew
+	field string // the member that holds the text: "text" for text blocks
+	cost  int    // tokens; -1 when too large to count
+	kind  Kind   // how to project it; "" to detect
+	label string // what it is, for notes
+	ptr   string // where it is in the stored result
+	// out is the rendered text, and projected reports that it differs
+	// from text; drop leaves the item out of the result.
+	out       string
+	projected bool
+	drop      bool
+	idx       int // its place among the items
+}
+
+func (m *mcpProjection) project() (Output, error) {
+	for i, b := range m.res.blocks {
+		if err := m.ctx.Err(); err != nil {
+			return Output{}, err
+		}
+		if err := m.block(i, b); err != nil {
+			return Output{}, err
+		}
+	}
+	if err := m.structured(); err != nil {
+		return Output{}, err
+	}
+	if err := m.shareBudget(); err != nil {
+		return Output{}, err
+	}
+	if !m.change {
+		return Output{Text: string(m.raw), Media: m.media, Complete: true}, nil
+	}
+	// Assemble the new result.
+	var content bytes.Buffer
+	content.WriteByte('[')
+	n := 0
+	for _, c := range m.out {
+		if c.item != nil && c.item.drop {
+			continue
+		}
+		if n > 0 {
+			content.WriteByte(',')
+		}
+		n++
+		if c.item != nil && c.item.projected {
+			content.Write(c.item.marshal())
+		} else {
+			content.Write(c.raw)
+		}
+	}
+	content.WriteByte(']')
+	top := m.res.top
+	if m.res.content != nil || len(m.out) > 0 {
+		top = top.with("content", content.Bytes())
+	}
+	keys := make([]string, 0, len(m.topChange))
+	for k := range m.topChange {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if v := m.topChange[k]; v == nil {
+			top = top.without(k)
+		} else {
+			top = top.with(k, v)
+		}
+	}
+	// Media kept, in their final form.
+	m.media = m.media[:0]
+	for _, c := range m.out {
+		if c.item != nil {
+			continue
+		}
+		if o, err := parseObject(c.raw); err == nil {
+			if t := o.str("type"); t == "image" || t == "audio" {
+				m.media = append(m.media, json.RawMessage(c.raw))
+			}
+		}
+	}
+	return Output{Text: string(top.marshal()), Media: m.media, Next: m.next}, nil
+}
+
+// marshal writes the item as a content block.
+func (t *textItem) marshal() []byte {
+	if t.block == nil {
+		return object{{key: "type", raw: []byte(`"type"`), val: []byte(`"text"`)}, {key: "text", raw: []byte(`"text"`), val: []byte(quoteJSON(t.out))}}.marshal()
+	}
+	if t.field == "text" {
+		return t.block.with("text", []byte(quoteJSON(t.out))).marshal()
+	}
+	// An embedded resource shown as a text block; its annotations stay.
+	o := object{{key: "type", raw: []byte(`"type"`), val: []byte(`"text"`)}, {key: "text", raw: []byte(`"text"`), val: []byte(quoteJSON(t.out))}}
+	if a, ok := t.block.get("annotations"); ok {
+		o = o.with("annotations", a)
+	}
+	return o.marshal()
+}
+
+// block handles one content block.
+func (m *mcpProjection) block(i int, b object) error {
+	raw := m.res.content[i]
+	if b == nil {
+		m.out = append(m.out, contentOut{raw: raw})
+		return nil
+	}
+	ptr := "/content/" + strconv.Itoa(i)
+	switch b.str("type") {
+	case "text":
+		v, ok := b.get("text")
+		var text string
+		if !ok || json.Unmarshal(v, &text) != nil {
+			m.out = append(m.out, contentOut{raw: raw})
+			return nil
+		}
+		it := &textItem{text: []byte(text), block: b, field: "text", label: "text block " + strconv.Itoa(i), ptr: ptr + "/text", idx: len(m.items)}
+		m.items = append(m.items, it)
+		m.out = append(m.out, contentOut{raw: raw, item: it})
+	case "image":
+		nb, note, err := m.image(i, b)
+		if err != nil {
+			return err
+		}
+		if nb == nil {
+			m.out = append(m.out, contentOut{raw: raw})
+			m.media = append(m.media, json.RawMessage(raw))
+			return nil
+		}
+		m.change = true
+		m.out = append(m.out, contentOut{raw: nb}, contentOut{raw: m.note(note)})
+	case "audio":
+		m.out = append(m.out, contentOut{raw: raw})
+		m.media = append(m.media, json.RawMessage(raw))
+	case "resource":
+		return m.resource(i, b, raw)
+	default:
+		// resource_link and block types crumb does not know pass through.
+		m.out = append(m.out, contentOut{raw: raw})
+	}
+	return nil
+}
+
+// note makes a text block holding a note, and counts it.
+func (m *mcpProjection) note(text string) []byte {
+	m.notes += m.in.Counter.Count(text) + 1
+	return object{{key: "type", raw: []byte(`"type"`), val: []byte(`"text"`)}, {key: "text", raw: []byte(`"text"`), val: []byte(quoteJSON(text))}}.marshal()
+}
+
+// blobKeep is the largest decoded blob an embedded resource keeps inline.
+const blobKeep = 1024
+
+// resource handles an embedded resource: its text shares the budget like a
+// text block; a blob larger than blobKeep is stored and named.
+func (m *mcpProjection) resource(i int, b object, raw []byte) error {
+	rv, ok := b.get("resource")
+	if !ok {
+		m.out = append(m.out, contentOut{raw: raw})
+		return nil
+	}
+	r, err := parseObject(rv)
+	if err != nil {
+		m.out = append(m.out, contentOut{raw: raw})
+		return nil
+	}
+	uri, mime := r.str("uri"), r.str("mimeType")
+	ptr := "/content/" + strconv.Itoa(i) + "/resource"
+	if tv, ok := r.get("text"); ok {
+		var text string
+		if json.Unmarshal(tv, &text) != nil {
+			m.out = append(m.out, contentOut{raw: raw})
+			return nil
+		}
+		label := "embedded resource " + uri
+		if mime != "" {
+			label += " (" + mime + ")"
+		}
+		it := &textItem{text: []byte(text), block: b, field: "resource", label: label, ptr: ptr + "/text", idx: len(m.items)}
+		m.items = append(m.items, it)
+		m.out = append(m.out, contentOut{raw: raw, item: it})
+		return nil
+	}
+	bv, ok := r.get("blob")
+	var blob string
+	if !ok || json.Unmarshal(bv, &blob) != nil {
+		m.out = append(m.out, contentOut{raw: raw})
+		return nil
+	}
+	data := decodeBase64(blob)
+	if data == nil || len(data) <= blobKeep {
+		m.out = append(m.out, contentOut{raw: raw})
+		return nil
+	}
+	desc := sniff.Describe(data[:min(len(data), sniff.Len)])
+	if mime != "" && !strings.HasPrefix(desc, mime) {
+		desc = mime + ", detected " + desc
+	}
+	note := "[crumb: embedded resource " + uri + " (" + desc + ", " + textfmt.Size(int64(len(data))) + ")"
+	ref, err := m.put(data, store.Meta{Tool: "crumb/asset", Kind: string(KindBinary)})
+	switch {
+	case err != nil && m.in.Ref != "":
+		note += " could not be stored apart (" + err.Error() + "); it is in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &ptr}) + "]"
+	case err != nil:
+		note += " is left out and could not be stored: " + err.Error() + "]"
+	default:
+		note += " is stored as ref " + string(ref) + "; save it with: crumb read " + string(ref) + " --all > FILE]"
+	}
+	m.change = true
+	m.out = append(m.out, contentOut{raw: m.note(note)})
+	return nil
+}
+
+// put stores bytes extracted from the result.
+func (m *mcpProjection) put(data []byte, meta store.Meta) (store.Ref, error) {
+	if m.in.Put == nil {
+		return "", errors.New("no store")
+	}
+	return m.in.Put(m.ctx, data, meta)
+}
+
+// count returns the tokens of b, or -1 when b is too long to fit the
+// budget at all (about 16 bytes a token at best), without counting it.
+func (m *mcpProjection) count(b []byte) int {
+	if len(b) > m.in.Budget*16+64 {
+		return -1
+	}
+	return m.in.Counter.Count(string(b))
+}
+
+// shareBudget shares the budget among the text items: what fits is kept
+// whole, smallest first, and the rest is projected in equal shares.
+func (m *mcpProjection) shareBudget() error {
+	if len(m.items) == 0 {
+		return nil
+	}
+	room := m.in.Budget - m.notes
+	total := 0
+	fits := true
+	for _, it := range m.items {
+		it.cost = m.count(it.text)
+		if it.cost < 0 {
+			fits = false
+		} else {
+			total += it.cost + 1
+		}
+	}
+	if fits && total <= room {
+		for _, it := range m.items {
+			it.out = string(it.text)
+		}
+		return nil
+	}
+	// Water-filling: keep the cheapest items whole while each fits its
+	// fair share of what is left; share the rest among the others.
+	order := make([]*textItem, len(m.items))
+	copy(order, m.items)
+	slices.SortStableFunc(order, func(a, b *textItem) int {
+		ca, cb := a.cost, b.cost
+		if ca < 0 {
+			ca = int(^uint(0) >> 1)
+		}
+		if cb < 0 {
+			cb = int(^uint(0) >> 1)
+		}
+		return ca - cb
+	})
+	left := room - mcpNoteTokens
+	k := 0
+	for ; k < len(order); k++ {
+		it := order[k]
+		fair := left / (len(order) - k)
+		if it.cost < 0 || it.cost+1 > fair {
+			break
+		}
+		it.out = string(it.text)
+		left -= it.cost + 1
+	}
+	big := order[k:]
+	// Back in document order: what is named first comes first.
+	slices.SortStableFunc(big, func(a, b *textItem) int { return a.idx - b.idx })
+	if left/len(big) < recall.MinBudget {
+		// Too many large items to project each: name their stored copies
+		// while that fits, and leave out the rest with one note.
+		used := 0
+		for j, it := range big {
+			if err := m.reference(it); err != nil {
+				return err
+			}
+			c := m.in.Counter.Count(it.out) + 1
+			if j < len(big)-1 && used+c+mcpNoteTokens > left || j == len(big)-1 && used+c > left {
+				m.leaveOut(big[j:])
+				break
+			}
+			used += c
+		}
+		m.change = true
+		return nil
+	}
+	for n := 0; n < 4; n++ {
+		share := left / len(big)
+		used := 0
+		for _, it := range big {
+			if err := m.projectItem(it, max(share, recall.MinBudget)); err != nil {
+				return err
+			}
+			used += m.in.Counter.Count(it.out) + 1
+		}
+		if used <= left {
+			break
+		}
+		left -= (used - left) + 8
+	}
+	m.change = true
+	return nil
+}
+
+// leaveOut drops items from the result, with one note in place of the
+// first that says where each can be read.
+func (m *mcpProjection) leaveOut(items []*textItem) {
+	var names []string
+	var size int64
+	for i, it := range items {
+		size += int64(len(it.text))
+		if i < 6 {
+			names = append(names, it.label)
+		}
+		it.drop = true
+	}
+	if len(items) > len(names) {
+		names = append(names, "…")
+	}
+	note := fmt.Sprintf("[crumb: %d more parts are left out for lack of room (%s; %s in all)", len(items), strings.Join(names, ", "), textfmt.Size(size))
+	if first := items[0]; m.in.Ref != "" && first.ptr != "" {
+		p := first.ptr
+		note += "; they are in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + " reads the first"
+		if len(items) > 1 {
+			note += ", and the same with " + items[1].ptr + " the next"
+		}
+	} else {
+		note += "; they could not be stored"
+	}
+	note += "]"
+	items[0].drop = false
+	items[0].out = note
+	items[0].projected = true
+}
+
+// reference replaces an item by a note that names its stored copy.
+func (m *mcpProjection) reference(it *textItem) error {
+	ref, sub, err := m.storeItem(it)
+	if err != nil {
+		return err
+	}
+	desc := it.label + ": " + textfmt.Size(int64(len(it.text)))
+	if n, err := sub.Doc().Lines(); err == nil {
+		desc += ", " + textfmt.Plural(n, "line")
+	}
+	if ref == "" {
+		it.out = "[crumb: " + desc + ", left out for lack of room; " + m.whereText(it) + "]"
+	} else {
+		it.out = "[crumb: " + desc + ", left out for lack of room; read it: " + m.in.Hint(recall.Request{Ref: ref, Rev: sub.Rev(), Lines: &recall.Span{From: 1}}) + "]"
+	}
+	it.projected = true
+	return nil
+}
+
+// whereText says where an item's text can be read when it could not be
+// stored apart.
+func (m *mcpProjection) whereText(it *textItem) string {
+	if m.in.Ref == "" || it.ptr == "" {
+		return "it could not be stored"
+	}
+	p := it.ptr
+	return "it is in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p})
+}
+
+// storeItem stores an item's text apart and returns an input over it.
+func (m *mcpProjection) storeItem(it *textItem) (store.Ref, *Input, error) {
+	src := newBytesSource(it.text)
+	kind := it.kind
+	if kind == "" {
+		kind = Detect(it.text[:min(len(it.text), sniff.Len)], Hints{Tool: m.in.Tool})
+	}
+	sub := &Input{
+		Source: src, Digest: src.info.Digest, Tool: m.in.Tool, Args: m.in.Args,
+		Counter: m.in.Counter, Hint: m.in.Hint, Line: m.in.Line, Put: m.in.Put,
+	}
+	ref, err := m.put(it.text, store.Meta{Tool: m.in.Tool, Kind: string(kind), Args: m.in.Args})
+	if err != nil {
+		if m.ctx.Err() != nil {
+			return "", nil, m.ctx.Err()
+		}
+		sub.StoreError = err.Error()
+		return "", sub, nil
+	}
+	sub.Ref = ref
+	it.kind = kind
+	return ref, sub, nil
+}
+
+// projectItem projects an item's text, stored apart, within share tokens.
+func (m *mcpProjection) projectItem(it *textItem, share int) error {
+	_, sub, err := m.storeItem(it)
+	if err != nil {
+		return err
+	}
+	sub.Budget = share
+	var out Output
+	if sub.Ref == "" && m.in.Ref != "" {
+		// Not stored apart, but the whole result is: say where.
+		sub.Budget = max(share-m.in.Counter.Count(m.whereText(it))-4, recall.MinBudget)
+	}
+	out, err = Project(m.ctx, it.kind, sub)
+	if err != nil && m.ctx.Err() == nil && it.kind != KindText {
+		out, err = Project(m.ctx, KindText, sub)
+	}
+	if err != nil {
+		return err
+	}
+	it.out = out.Text
+	if sub.Ref == "" && m.in.Ref != "" {
+		it.out = "[crumb: " + m.whereText(it) + "]\n" + it.out
+	}
+	it.projected = true
+	if m.next == nil && out.Next != nil {
+		m.next = out.Next
+	}
+	return nil
+}
+
+// bytesSource is an in-memory Source, with the line index a store keeps.
+type bytesSource struct {
+	*bytes.Reader
+	info store.Info
+}
+
+func (b *bytesSource) Info() store.Info { return b.info }
+
+func newBytesSource(data []byte) *bytesSource {
+	sum := sha256.Sum256(data)
+	info := store.Info{Digest: hex.EncodeToString(sum[:]), Size: int64(len(data))}
+	info.Ref = store.RefOf(info.Digest)
+	var nl int64
+	for off := 0; off < len(data); off += store.ChunkSize {
+		info.ChunkNewlines = append(info.ChunkNewlines, nl)
+		nl += int64(bytes.Count(data[off:min(off+store.ChunkSize, len(data))], []byte{'\n'}))
+	}
+	info.Newlines = &nl
+	return &bytesSource{Reader: bytes.NewReader(data), info: info}
+}
+
+// encodeBase64 is the standard encoding MCP uses for data.
+func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

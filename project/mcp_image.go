@@ -1,0 +1,144 @@
+package project
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"strconv"
+
+	"golang.org/x/image/draw"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+
+	_ "golang.org/x/image/webp" // decode WebP images
+	_ "image/gif"               // decode GIF images
+)
+
+// Images larger than a model takes are downscaled for the view. The limits
+// are those of the Anthropic API, the strictest of the common ones: images
+// are resized to at most 1568 pixels on the long side, and one image may
+// not exceed 5 MB.
+const (
+	// MaxImageSide is the most pixels on an image's long side.
+	MaxImageSide = 1568
+	// MaxImageBytes is the most bytes of one encoded image.
+	MaxImageBytes = 5 << 20
+)
+
+// maxDecodePixels is the largest image decoded to be downscaled; a larger
+// one (or a file that claims to be) is left as it is.
+const maxDecodePixels = 64 << 20
+
+// image checks an image block against the limits. When it is too large it
+// returns the block with a downscaled image and a note naming the stored
+// original; nil when the block stays as it is.
+func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
+	v, ok := b.get("data")
+	var s string
+	if !ok || json.Unmarshal(v, &s) != nil {
+		return nil, "", nil
+	}
+	data := decodeBase64(s)
+	if data == nil {
+		return nil, "", nil
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, "", nil
+	}
+	long := max(cfg.Width, cfg.Height)
+	if long <= MaxImageSide && len(data) <= MaxImageBytes {
+		return nil, "", nil
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > maxDecodePixels {
+		// Decoding it would take more memory than a view is worth.
+		return nil, "", nil
+	}
+	if err := m.ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, "", nil
+	}
+	small, mime, err := downscale(img, format)
+	if err != nil {
+		return nil, "", nil
+	}
+	sb := small.Bounds()
+	nb := b.with("data", []byte(quoteJSON(encodeBase64(small.data))))
+	if mime != b.str("mimeType") {
+		nb = nb.with("mimeType", []byte(quoteJSON(mime)))
+	}
+	note := fmt.Sprintf("[crumb: image %d was %dx%d (%s), larger than a model takes; it is shown downscaled to %dx%d (%s)",
+		i, cfg.Width, cfg.Height, textfmt.Size(int64(len(data))), sb.Dx(), sb.Dy(), textfmt.Size(int64(len(small.data))))
+	ref, err := m.put(data, store.Meta{Tool: "crumb/asset", Kind: string(KindBinary)})
+	switch {
+	case err == nil:
+		note += "; the original is stored as ref " + string(ref) + ": save it with: crumb read " + string(ref) + " --all > FILE]"
+	case m.in.Ref != "":
+		p := "/content/" + strconv.Itoa(i) + "/data"
+		note += "; the original (base64) is in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + "]"
+	default:
+		note += "; the original could not be stored: " + err.Error() + "]"
+	}
+	return nb.marshal(), note, nil
+}
+
+// encoded is an encoded image and its size in pixels.
+type encoded struct {
+	data []byte
+	w, h int
+}
+
+func (e encoded) Bounds() image.Rectangle { return image.Rect(0, 0, e.w, e.h) }
+
+// downscale shrinks img to fit MaxImageSide and MaxImageBytes, encoding it
+// as JPEG when it was JPEG and as PNG otherwise (as JPEG when a PNG stays
+// too large).
+func downscale(img image.Image, format string) (encoded, string, error) {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	scale := min(1, float64(MaxImageSide)/float64(max(w, h)))
+	asJPEG := format == "jpeg"
+	for try := 0; try < 8; try++ {
+		nw, nh := max(1, int(float64(w)*scale+0.5)), max(1, int(float64(h)*scale+0.5))
+		var dst draw.Image
+		if asJPEG {
+			rgba := image.NewRGBA(image.Rect(0, 0, nw, nh))
+			// JPEG has no transparency: draw on white.
+			draw.Draw(rgba, rgba.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+			dst = rgba
+		} else {
+			dst = image.NewNRGBA(image.Rect(0, 0, nw, nh))
+		}
+		draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Over, nil)
+		var buf bytes.Buffer
+		var err error
+		mime := "image/png"
+		if asJPEG {
+			mime = "image/jpeg"
+			err = jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 85})
+		} else {
+			err = (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, dst)
+		}
+		if err != nil {
+			return encoded{}, "", err
+		}
+		if buf.Len() <= MaxImageBytes {
+			return encoded{data: buf.Bytes(), w: nw, h: nh}, mime, nil
+		}
+		if !asJPEG && try >= 1 {
+			asJPEG = true
+			continue
+		}
+		scale *= 0.75
+	}
+	return encoded{}, "", fmt.Errorf("could not fit the image in %s", textfmt.Size(MaxImageBytes))
+}
