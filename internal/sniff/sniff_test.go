@@ -1,0 +1,53 @@
+package sniff
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"testing"
+)
+
+func TestIsBinary(t *testing.T) {
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte("hello hello hello"))
+	w.Close()
+	elf, _ := os.ReadFile("/bin/true")
+	png, _ := os.ReadFile("/usr/local/go/src/image/png/testdata/pngsuite/basn6a08.png")
+	tests := []struct {
+		name string
+		in   []byte
+		want bool
+	}{
+		{"empty", nil, false},
+		{"ascii", []byte("hello\nworld\n"), false},
+		{"utf-8", []byte("héllo 日本 🙂\n"), false},
+		{"utf-8 cut at the end", []byte("héllo 日本 🙂")[:17], false},
+		{"ansi", []byte("\x1b[31mred\x1b[0m\n"), false},
+		{"json", []byte(`{"a": [1, 2, "x"]}`), false},
+		{"one latin-1 accent in a long line", append(bytes.Repeat([]byte("word "), 40), 0xe9), false},
+		{"nul", []byte("abc\x00def"), true},
+		{"gzip", gz.Bytes(), true},
+		{"elf", elf, true},
+		{"png", png, true},
+		{"random high bytes", bytes.Repeat([]byte{0xff, 0xfe, 0x80, 0x81}, 100), true},
+	}
+	for _, tt := range tests {
+		if tt.in == nil && tt.name != "empty" {
+			continue
+		}
+		if got := IsBinary(tt.in); got != tt.want {
+			t.Errorf("%s: IsBinary = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	png, err := os.ReadFile("/usr/local/go/src/image/png/testdata/pngsuite/basn6a08.png")
+	if err != nil {
+		t.Skip(err)
+	}
+	if got := Describe(png); got != "image/png, 32x32" {
+		t.Errorf("Describe(png) = %q", got)
+	}
+}
