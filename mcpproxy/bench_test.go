@@ -1,0 +1,70 @@
+package mcpproxy
+
+import (
+	"context"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The benchmarks measure what crumb adds to a call: the same in-process
+// upstream (the fake, over pipes), called by the SDK's client directly and
+// through the proxy. Run them with
+//
+//	go test ./mcpproxy -run '^$' -bench SmallCall -benchtime 3000x
+//	go test ./mcpproxy -run '^$' -bench LargeCall -benchtime 20x
+//
+// and compare the time per call.
+
+func benchDirect(b *testing.B) *mcp.ClientSession {
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil).
+		Connect(context.Background(), inProcessFake(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func benchProxied(b *testing.B) *mcp.ClientSession {
+	cs := connectSDK(b, testConfig(b, 2000), inProcessFake(), nil)
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		b.Fatal(err)
+	}
+	return cs
+}
+
+func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) {
+	ctx := context.Background()
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || len(res.Content) == 0 {
+			b.Fatalf("%s: %v", name, err)
+		}
+	}
+}
+
+// BenchmarkDirectSmallCall is a small tool call (three lines) without crumb.
+func BenchmarkDirectSmallCall(b *testing.B) {
+	benchCall(b, benchDirect(b), "big", map[string]any{"lines": 3})
+}
+
+// BenchmarkProxySmallCall is the same call through crumb: it passes through.
+func BenchmarkProxySmallCall(b *testing.B) {
+	benchCall(b, benchProxied(b), "big", map[string]any{"lines": 3})
+}
+
+// BenchmarkDirectLargeCall is a 1.2 MB result without crumb: the client
+// receives all of it.
+func BenchmarkDirectLargeCall(b *testing.B) {
+	benchCall(b, benchDirect(b), "big", map[string]any{"lines": 20000})
+}
+
+// BenchmarkProxyLargeCall is the same result through crumb: stored, then
+// projected to a view of at most 2,000 tokens.
+func BenchmarkProxyLargeCall(b *testing.B) {
+	benchCall(b, benchProxied(b), "big", map[string]any{"lines": 20000})
+}

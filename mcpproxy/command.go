@@ -1,0 +1,194 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultTerminateDuration is how long closing a command's connection waits
+// for the server to exit after its input is closed, before it is signalled.
+const DefaultTerminateDuration = 5 * time.Second
+
+// CommandTransport is an [mcp.Transport] that runs an MCP server as a
+// command and talks to it over its standard input and output, as
+// mcp.CommandTransport does, with two differences: a message may be of any
+// size (mcp.CommandTransport caps one at 16 MiB), and when the server exits
+// the connection can tell how ("exit status 1", and its last line on
+// standard error), which the proxy reports to the calls in flight.
+type CommandTransport struct {
+	// Command is the server to run. Its Stdin and Stdout must be unset.
+	Command *exec.Cmd
+	// Stderr receives the server's standard error. Nil means os.Stderr.
+	Stderr io.Writer
+	// TerminateDuration is how long Close waits for the server to exit
+	// after closing its input, and again after SIGTERM, before SIGKILL.
+	// Zero means DefaultTerminateDuration.
+	TerminateDuration time.Duration
+}
+
+// Connect starts the command and returns the connection to it.
+func (t *CommandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	cmd := t.Command
+	if cmd.Stdin != nil || cmd.Stdout != nil {
+		return nil, errors.New("mcpproxy: the upstream command's Stdin and Stdout must be unset")
+	}
+	// Pipes of our own, not cmd.StdoutPipe: Wait closes those, possibly
+	// before the last message is read.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("mcpproxy: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("mcpproxy: %w", err)
+	}
+	stderr := t.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	tail := &tailWriter{max: 4096}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	cmd.Stderr = io.MultiWriter(stderr, tail)
+	cmd.WaitDelay = time.Second
+	setProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("mcpproxy: starting the upstream server %s: %w", strings.Join(cmd.Args, " "), err)
+	}
+	inR.Close()
+	outW.Close()
+	c := &commandConn{cmd: cmd, in: inW, tail: tail, exited: make(chan struct{}), terminate: t.TerminateDuration}
+	if c.terminate <= 0 {
+		c.terminate = DefaultTerminateDuration
+	}
+	go func() {
+		c.waitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	conn, err := (&mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: -1}).Connect(ctx)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.Connection = conn
+	return c, nil
+}
+
+// commandConn is the connection to a server process.
+type commandConn struct {
+	mcp.Connection
+	cmd       *exec.Cmd
+	in        *os.File
+	tail      *tailWriter
+	terminate time.Duration
+
+	exited  chan struct{}
+	waitErr error
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ mcp.Connection = (*commandConn)(nil)
+
+// Close closes the server's input, waits for it to exit, and signals it if
+// it does not: SIGTERM to its process group, then SIGKILL.
+func (c *commandConn) Close() error {
+	c.closeOnce.Do(func() {
+		if c.Connection != nil {
+			c.Connection.Close() // closes the input and the output pipe
+		} else {
+			c.in.Close()
+		}
+		if c.cmd.Process == nil {
+			return
+		}
+		select {
+		case <-c.exited:
+			return
+		case <-time.After(c.terminate):
+		}
+		terminate(c.cmd)
+		select {
+		case <-c.exited:
+			return
+		case <-time.After(c.terminate):
+		}
+		kill(c.cmd)
+		select {
+		case <-c.exited:
+		case <-time.After(c.terminate):
+			c.closeErr = fmt.Errorf("mcpproxy: upstream server (pid %d) does not exit", c.cmd.Process.Pid)
+		}
+	})
+	return c.closeErr
+}
+
+// exitReason says how the server ended, once its output has closed.
+func (c *commandConn) exitReason() string {
+	select {
+	case <-c.exited:
+	case <-time.After(2 * time.Second):
+		return "upstream server closed its output (it is still running)" + c.tail.suffix()
+	}
+	status := "exited"
+	if c.waitErr != nil {
+		var ee *exec.ExitError
+		if errors.As(c.waitErr, &ee) {
+			status = "exited: " + ee.Error()
+		} else {
+			status = "exited: " + c.waitErr.Error()
+		}
+	} else {
+		status = "exited: exit status 0"
+	}
+	return "upstream server " + status + c.tail.suffix()
+}
+
+// tailWriter keeps the last bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > w.max {
+		w.buf = append(w.buf[:0], w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+// suffix returns the last non-empty line written, as "; stderr: LINE", or
+// "" when nothing was.
+func (w *tailWriter) suffix() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lines := bytes.Split(bytes.TrimSpace(w.buf), []byte{'\n'})
+	last := strings.TrimSpace(string(lines[len(lines)-1]))
+	if last == "" {
+		return ""
+	}
+	if len(last) > 300 {
+		last = last[:300] + "…"
+	}
+	return "; its last words on stderr: " + last
+}

@@ -1,0 +1,68 @@
+// Package mcpproxy is crumb's MCP proxy: it stands between any MCP client
+// (Claude Code, Claude Desktop, Codex, Cursor, an agent of one's own) and any
+// MCP server, passes everything through as it is, and keeps tool results that
+// are too large for the model's context out of it without losing them.
+//
+// A tool result that fits the budget reaches the client unchanged. A larger
+// one is stored exactly and projected by [crumb.Guard] (kind "mcp"): the
+// client gets a CallToolResult whose text is a small first view naming every
+// omission with the exact call that reads it back, media kept as media, and
+// structured content indexed without breaking the tool's outputSchema. The
+// proxy adds three tools of its own (by default crumb_read, crumb_search and
+// crumb_query) that read, search and query saved results from the store,
+// never by running the upstream tool again.
+//
+// # Design: a JSON-RPC pass-through, not an SDK server
+//
+// The obvious build is an mcp.Server that re-serves what an mcp.Client reads
+// from the upstream. It is not faithful: the SDK's typed structs decode each
+// message into Go types and encode them again, and whatever those types do
+// not model — a content block of a type newer than the SDK, an unknown field
+// of a result or a tool, the exact shape of a JSON Schema — is changed or
+// dropped on the way. The SDK server would also answer initialize with its
+// own identity and capabilities instead of the upstream's.
+//
+// So the proxy works one layer down, on the SDK's [mcp.Transport] and
+// [mcp.Connection], whose messages carry params and results as
+// json.RawMessage. A session reads messages from each side and writes them to
+// the other, untouched, with three exceptions:
+//
+//   - a tools/list response for the first page gets crumb's tools appended to
+//     its "tools" array; every upstream tool keeps its bytes;
+//   - a tools/call request for one of crumb's tools is answered from the store
+//     and never forwarded;
+//   - a tools/call response is handed to the Guard, and replaced by the
+//     projection when the result was too large.
+//
+// Everything else — initialize and the upstream's server info, capabilities
+// and instructions, resources, prompts, completions, logging, pings,
+// notifications in both directions (progress, list_changed, cancellation),
+// and the requests the upstream makes of the client (sampling, elicitation,
+// roots) — passes through with its JSON-RPC ID, so the two sides' ID spaces
+// stay their own. The proxy makes one request of its own: when a tool is
+// called before the client listed the tools, it asks the upstream for
+// tools/list (under an ID of its own, "crumb-tools-list-N", whose response
+// the client never sees), because projecting a result needs the tool's
+// outputSchema.
+//
+// The SDK's transports still do the framing: newline-delimited JSON on stdio
+// (with the 16 MiB line cap lifted, so a 50 MB result passes) and the
+// streamable HTTP transport on either side.
+//
+// # Failure
+//
+// The proxy fails open: when a result cannot be stored or its projection
+// is not a valid CallToolResult, the client gets the upstream's result
+// unchanged and crumb's log says why. When the upstream server exits or its
+// connection fails, every call in flight and every later call gets a JSON-RPC
+// error that says so ("upstream server exited: exit status 1 ..."), never a
+// hang; crumb's own tools keep answering from the store.
+//
+// # Limits
+//
+// Downstream streamable HTTP (see [HTTPHandler]) delivers the upstream's
+// notifications and requests on the session's standalone SSE stream rather
+// than on the stream of the request they relate to: the transport routes by
+// context values the SDK does not export. Clients that open the standalone
+// stream (the Go SDK and the TypeScript SDK do) see everything.
+package mcpproxy

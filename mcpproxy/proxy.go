@@ -1,0 +1,184 @@
+package mcpproxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+
+	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/tokens"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Names are the names of the tools the proxy adds.
+type Names struct {
+	// Read reads a saved result by lines or bytes (default "crumb_read").
+	Read string
+	// Search searches a saved result with a pattern (default "crumb_search").
+	Search string
+	// Query selects from a saved JSON result with jq or a JSON pointer
+	// (default "crumb_query").
+	Query string
+}
+
+// DefaultNames are the names of crumb's tools when none are configured.
+var DefaultNames = Names{Read: "crumb_read", Search: "crumb_search", Query: "crumb_query"}
+
+// toolName is what MCP allows in a tool name.
+var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+func (n Names) withDefaults() Names {
+	if n.Read == "" {
+		n.Read = DefaultNames.Read
+	}
+	if n.Search == "" {
+		n.Search = DefaultNames.Search
+	}
+	if n.Query == "" {
+		n.Query = DefaultNames.Query
+	}
+	return n
+}
+
+func (n Names) list() []string { return []string{n.Read, n.Search, n.Query} }
+
+func (n Names) validate() error {
+	seen := map[string]bool{}
+	for _, name := range n.list() {
+		if !toolName.MatchString(name) {
+			return fmt.Errorf("mcpproxy: tool name %q: use 1 to 128 letters, digits, _, - or .", name)
+		}
+		if seen[name] {
+			return fmt.Errorf("mcpproxy: tool name %q is given to two of crumb's tools", name)
+		}
+		seen[name] = true
+	}
+	return nil
+}
+
+// Config configures a Proxy.
+type Config struct {
+	// Guard configures the projection of tool results. The proxy sets its
+	// Hint, so that views continue with calls of crumb's tools, and adds
+	// crumb's tools to its Exempt list. A nil Guard.Store opens the default
+	// store.
+	Guard crumb.Config
+	// Names are the names of crumb's tools; empty fields take the defaults.
+	Names Names
+	// PageBudget is the most tokens a page of crumb's tools may take. Zero
+	// means the Guard's budget.
+	PageBudget int
+	// Logger receives what the proxy does and why it fell back. Nil
+	// discards it.
+	Logger *slog.Logger
+}
+
+// Proxy serves MCP sessions, each between one client and one upstream
+// server. It is safe for concurrent use; sessions share its store.
+type Proxy struct {
+	guard  *crumb.Guard
+	names  Names
+	budget int
+	log    *slog.Logger
+	tools  []json.RawMessage // crumb's tool definitions, in the order of names.list
+	hint   recall.Hint
+	// counter counts tokens as the Guard does.
+	counter tokens.Counter
+}
+
+// New returns a Proxy with cfg's settings.
+func New(cfg Config) (*Proxy, error) {
+	names := cfg.Names.withDefaults()
+	if err := names.validate(); err != nil {
+		return nil, err
+	}
+	p := &Proxy{names: names, log: cfg.Logger}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	p.hint = p.renderHint
+	gc := cfg.Guard
+	if gc.Counter == nil {
+		gc.Counter = tokens.O200k()
+	}
+	p.counter = gc.Counter
+	gc.Hint = p.hint
+	gc.Exempt = append(append([]string(nil), gc.Exempt...), names.list()...)
+	if gc.Logger == nil {
+		gc.Logger = p.log
+	}
+	g, err := crumb.New(gc)
+	if err != nil {
+		return nil, err
+	}
+	p.guard = g
+	p.budget = cfg.PageBudget
+	if p.budget <= 0 {
+		p.budget = gc.Budget
+	}
+	if p.budget <= 0 {
+		p.budget = crumb.DefaultBudget
+	}
+	p.tools = p.buildTools()
+	return p, nil
+}
+
+// Guard returns the Guard that projects results; its store holds them.
+func (p *Proxy) Guard() *crumb.Guard { return p.guard }
+
+// Names returns the names of crumb's tools.
+func (p *Proxy) Names() Names { return p.names }
+
+// Close releases the store if the proxy opened it.
+func (p *Proxy) Close() error { return p.guard.Close() }
+
+// Serve runs one session: it connects to the upstream server, then serves the
+// client on downstream until the client disconnects or ctx ends, and closes
+// the upstream connection (for a command, the process ends). An upstream that
+// cannot be reached is an error before anything is served; one that fails
+// later is reported to the client call by call.
+func (p *Proxy) Serve(ctx context.Context, downstream, upstream mcp.Transport) error {
+	up, err := upstream.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("mcpproxy: connecting to the upstream server: %w", err)
+	}
+	down, err := downstream.Connect(ctx)
+	if err != nil {
+		up.Close()
+		return fmt.Errorf("mcpproxy: connecting to the client: %w", err)
+	}
+	return p.serve(ctx, down, up)
+}
+
+// toolDefs returns crumb's tool definitions, in the order of names.list.
+func (p *Proxy) toolDefs() []json.RawMessage { return p.tools }
+
+func (p *Proxy) serve(ctx context.Context, down, up mcp.Connection) error {
+	s := newSession(p, down, up)
+	err := s.run(ctx)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Transport is a way to reach a peer: an MCP client (the downstream) or an
+// MCP server (the upstream). It is the SDK's [mcp.Transport], named here so
+// that programs using the proxy need not import the SDK.
+type Transport = mcp.Transport
+
+// Stdio returns the transport of a client on the other end of r and w,
+// newline-delimited JSON as MCP's stdio transport speaks it, with no cap on
+// the size of a message.
+func Stdio(r io.Reader, w io.Writer) Transport {
+	return &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: -1}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
