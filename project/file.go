@@ -53,6 +53,14 @@ func projectFile(ctx context.Context, in *Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	// A log read as a file is better seen as a log: its errors and their
+	// timestamps matter more than its head, unless the read asked for
+	// something in particular.
+	if !v.args.hasIntent() && !v.nb.on {
+		if f, isLog, err := detectLog(v.e.doc); err == nil && isLog {
+			return projectLog(ctx, in, f)
+		}
+	}
 	return v.project(ctx)
 }
 
@@ -668,6 +676,12 @@ type fileArgs struct {
 	pattern    string
 	ignoreCase bool
 	intent     string
+}
+
+// hasIntent reports whether the read asked for something in particular: a
+// range, a symbol, a pattern or an intent.
+func (a fileArgs) hasIntent() bool {
+	return a.hasRange || a.tail > 0 || a.symbol != "" || a.pattern != "" || a.intent != ""
 }
 
 func (a fileArgs) rangeText() string {
