@@ -319,6 +319,9 @@ func TestProjectingAStreamUsesBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 200 MB")
 	}
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race (sync.Pool drops items on purpose)")
+	}
 	g := newGuard(t, crumb.Config{})
 	const size = 200 << 20
 	src := &lineStream{left: size}
