@@ -532,59 +532,6 @@ func matchesText(n int) string {
 	return textfmt.Int(int64(n)) + " matches"
 }
 
-// stopWords are left out of an intent's words.
-var stopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "where": true, "why": true,
-	"when": true, "are": true, "does": true, "this": true, "that": true, "from": true, "which": true, "into": true,
-	"about": true, "find": true, "look": true, "see": true, "check": true, "read": true, "file": true, "code": true,
-	"function": true, "method": true, "class": true, "understand": true, "there": true, "their": true, "its": true,
-	"not": true, "can": true, "should": true, "would": true, "will": true, "was": true, "were": true, "has": true,
-	"have": true, "why's": true, "is": true, "it": true, "of": true, "to": true, "in": true, "on": true, "be": true,
-}
-
-// intentWord is one word of an intent: whole, and its stem (at most its
-// first 4 letters, so that "connections" meets "conn").
-type intentWord struct{ word, stem string }
-
-// intentWords splits an intent into its lower-case words, without stop
-// words and words under 3 letters.
-func intentWords(s string) []intentWord {
-	var out []intentWord
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
-		if len(w) < 3 || stopWords[w] || seen[w] {
-			continue
-		}
-		seen[w] = true
-		stem := w
-		if len(stem) > 4 {
-			stem = stem[:4]
-		}
-		out = append(out, intentWord{w, stem})
-	}
-	if len(out) > 12 {
-		out = out[:12]
-	}
-	return out
-}
-
-// intentScore scores a lower-case text against the words: 4 for each word
-// it holds whole, 2 for each it holds only the stem of; n counts the words
-// met either way.
-func intentScore(low string, words []intentWord) (score, n int) {
-	for _, w := range words {
-		switch {
-		case strings.Contains(low, w.word):
-			score += 4
-			n++
-		case strings.Contains(low, w.stem):
-			score += 2
-			n++
-		}
-	}
-	return score, n
-}
-
 // maxIntentSection is the longest definition a line that matches an intent
 // brings whole into view; a longer one is shown around the line.
 const maxIntentSection = 80
@@ -694,40 +641,15 @@ func (a fileArgs) rangeText() string {
 	return linesText(a.from, a.to)
 }
 
-// argKey normalises an argument name: "file_path", "filePath" and "FilePath"
-// are the same key.
-func argKey(k string) string {
-	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
-}
-
 // parseFileArgs reads what a read's arguments say. Unknown or malformed
 // arguments are ignored: they only steer the view.
 func parseFileArgs(raw json.RawMessage) fileArgs {
 	var a fileArgs
-	var m map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+	args := normArgs(raw)
+	if args == nil {
 		return a
 	}
-	args := map[string]json.RawMessage{}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // the first spelling of a key wins, whatever the map's order
-	for _, k := range keys {
-		if _, ok := args[argKey(k)]; !ok {
-			args[argKey(k)] = m[k]
-		}
-	}
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			var s string
-			if json.Unmarshal(args[k], &s) == nil && strings.TrimSpace(s) != "" {
-				return strings.TrimSpace(s)
-			}
-		}
-		return ""
-	}
+	str := args.str
 	num := func(keys ...string) (int64, bool) {
 		for _, k := range keys {
 			if n, ok := jsonInt(args[k]); ok {
@@ -787,7 +709,7 @@ func parseFileArgs(raw json.RawMessage) fileArgs {
 			a.ignoreCase = true
 		}
 	}
-	a.intent = str("intent", "purpose", "reason", "question", "goal", "why", "lookingfor")
+	a.intent = str(intentKeys...)
 	return a
 }
 
