@@ -1,0 +1,127 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden views of testdata/corpus")
+
+// corpusDir is the corpus made by scripts/corpus/make.sh.
+const corpusDir = "../testdata/corpus"
+
+// The figures the corpus must reach (issues 3 and 5).
+const (
+	budget         = 2000
+	minVisiblePct  = 95.0
+	maxMeanFirst   = 2000.0
+	goldenFileName = "view.golden"
+)
+
+// TestCorpus projects every case of the corpus with crumb at the default
+// budget, checks each view against its golden file (view.golden in the
+// case's folder; -update rewrites them) and checks the figures crumb must
+// reach: at least 95% of needles visible in first views, a mean first view
+// of at most 2,000 tokens, no binary byte in any view, every image kept. It
+// logs the table side by side with a head-and-tail cut of the same size,
+// and the needles crumb's first views miss, case by case.
+func TestCorpus(t *testing.T) {
+	cases, err := LoadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var o Options
+	if testing.Short() {
+		o.EstimateRawOver = 1 << 20
+	}
+	ctx := context.Background()
+	crumbR := EvaluateWith(ctx, cases, Crumb(budget), o)
+	if crumbR.Err != "" {
+		t.Fatal(crumbR.Err)
+	}
+	htR := EvaluateWith(ctx, cases, HeadTailSame(crumbR), o)
+	reports := []Report{crumbR, htR}
+	if !testing.Short() {
+		reports = append(reports, EvaluateWith(ctx, cases, Raw(), o))
+	}
+	var table bytes.Buffer
+	if err := WriteTable(&table, reports...); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d cases in %v\n%s", len(cases), time.Since(start).Round(time.Millisecond), table.String())
+	var missed bytes.Buffer
+	WriteMissed(&missed, crumbR)
+	if missed.Len() > 0 {
+		t.Logf("needles crumb's first views miss:\n%s", missed.String())
+	}
+
+	for _, r := range crumbR.Cases {
+		if r.Err != "" {
+			t.Errorf("%s: %s", r.Case, r.Err)
+			continue
+		}
+		checkGolden(t, filepath.Join(corpusDir, r.Case, goldenFileName), r.View)
+		if r.FirstTokens > budget {
+			t.Errorf("%s: the first view takes %d tokens, over the budget of %d", r.Case, r.FirstTokens, budget)
+		}
+		if r.LeakBytes > 0 {
+			t.Errorf("%s: %d bytes of binary content in the view", r.Case, r.LeakBytes)
+		}
+		if r.MediaKept < r.MediaIn {
+			t.Errorf("%s: %d of %d media blocks kept", r.Case, r.MediaKept, r.MediaIn)
+		}
+	}
+	tot := crumbR.Total
+	if tot.VisiblePct < minVisiblePct {
+		t.Errorf("%d of %d needles (%.1f%%) are visible in crumb's first views; want at least %.0f%% (the missed ones are logged above)",
+			tot.Visible, tot.Needles, tot.VisiblePct, minVisiblePct)
+	}
+	if tot.MeanFirstTokens > maxMeanFirst {
+		t.Errorf("the mean first view takes %.0f tokens; want at most %.0f", tot.MeanFirstTokens, maxMeanFirst)
+	}
+}
+
+// checkGolden compares a view with its golden file, or rewrites the file
+// with -update.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("%v (run go test ./bench -run TestCorpus -update)", err)
+		return
+	}
+	if string(want) != got {
+		t.Errorf("%s: the view differs from the golden file (run go test ./bench -run TestCorpus -update and review the diff):\n%s",
+			path, firstDiff(string(want), got))
+	}
+}
+
+// firstDiff shows where two texts first differ: the line, and the text
+// around the first differing byte.
+func firstDiff(want, got string) string {
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	line := 1 + strings.Count(want[:i], "\n")
+	from := max(0, i-40)
+	around := func(s string) string {
+		return strconv.Quote(s[min(from, len(s)):min(i+40, len(s))])
+	}
+	return fmt.Sprintf("at byte %d (line %d):\n  want: %s\n  got:  %s", i, line, around(want), around(got))
+}
