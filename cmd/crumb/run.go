@@ -308,6 +308,10 @@ func startCommand(e *env, argv []string, timeout, grace time.Duration) (*running
 		}
 	}()
 	if timeout > 0 {
+		// The timer may fire before append returns: hold the lock the
+		// timer's own append takes.
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		r.timers = append(r.timers, time.AfterFunc(timeout, func() {
 			select {
 			case <-r.exited:
