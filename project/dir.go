@@ -100,12 +100,16 @@ func (f dirFormat) String() string {
 // root, without a trailing slash, and valid only during the callback.
 type dirEntry struct {
 	line  int64
+	off   int64 // where the line starts
 	path  []byte
 	depth int
 	dir   bool
 	link  bool
 	size  int64 // -1 when the listing does not say
 	cut   bool  // the line was too long to hold whole
+	// ctx holds the lines that say where the entry is, outermost first:
+	// the directory header of ls -R, the parent directories of tree.
+	ctx []lineAt
 }
 
 // projectDir shows a directory listing: whole when it fits; else a summary
@@ -220,6 +224,7 @@ func (v *dirView) project(ctx context.Context) (Output, error) {
 	xs := []excerpt{head, tail}
 	shown := shownLines(xs)
 	st := newDirStats(shown, max(base-used-used2, 0)/minIndexTokens+1)
+	st.match = newDirMatcher(in)
 	root, err := v.scan(ctx, st)
 	if err != nil {
 		return Output{}, err
@@ -421,7 +426,7 @@ func scanPaths(ctx context.Context, in *Input, root string, add func(dirEntry)) 
 		h := &ring[k]
 		h.full = append(h.full[:0], full...)
 		rel := relPath(h.full, root)
-		h.e = dirEntry{line: s.line, path: rel, depth: pathDepth(rel), dir: len(full) < len(t), size: -1, cut: s.cut}
+		h.e = dirEntry{line: s.line, off: s.off, path: rel, depth: pathDepth(rel), dir: len(full) < len(t), size: -1, cut: s.cut}
 		h.hash = hash
 		slot[hash] = k
 		n++
@@ -530,6 +535,7 @@ func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
 	s := newLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	var prefix, first, buf []byte
 	headers := 0
+	var header []lineAt // the directory header the entries are under
 	for s.Scan() {
 		t := bytes.TrimRight(s.text, " \t")
 		if len(t) == 0 || lsTotal.Match(t) {
@@ -542,11 +548,12 @@ func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
 				continue
 			}
 			buf = append(append(buf[:0], prefix...), bytes.TrimRight(e.name, "/")...)
-			add(dirEntry{line: s.line, path: buf, depth: pathDepth(buf), dir: e.kind == 'd', link: e.kind == 'l', size: e.size, cut: s.cut})
+			add(dirEntry{line: s.line, off: s.off, path: buf, depth: pathDepth(buf), dir: e.kind == 'd', link: e.kind == 'l', size: e.size, cut: s.cut, ctx: header})
 		case t[len(t)-1] == ':' && !s.cut:
 			// A directory header of ls -R or of ls with several arguments.
 			h := bytes.TrimSuffix(t, []byte(":"))
 			headers++
+			header = append(header[:0], lineAt{s.line, s.off})
 			if headers == 1 {
 				first = append(first[:0], h...)
 			}
@@ -565,7 +572,7 @@ func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
 				continue
 			}
 			buf = append(append(buf[:0], prefix...), name...)
-			add(dirEntry{line: s.line, path: buf, depth: pathDepth(buf), dir: len(name) < len(t), size: -1, cut: s.cut})
+			add(dirEntry{line: s.line, off: s.off, path: buf, depth: pathDepth(buf), dir: len(name) < len(t), size: -1, cut: s.cut, ctx: header})
 		}
 	}
 	return s.Err()
@@ -604,7 +611,7 @@ func scanMCP(ctx context.Context, in *Input, st *dirStats) error {
 		if len(t) == 0 {
 			continue
 		}
-		st.add(dirEntry{line: s.line, path: t, depth: pathDepth(t), dir: dir, size: size, cut: s.cut})
+		st.add(dirEntry{line: s.line, off: s.off, path: t, depth: pathDepth(t), dir: dir, size: size, cut: s.cut})
 	}
 	return s.Err()
 }
@@ -682,7 +689,8 @@ func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 	add := st.add
 	s := newLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	root := ""
-	var stack [][]byte // names by depth
+	var stack [][]byte  // names by depth
+	var places []lineAt // their lines
 	var pend dirEntry
 	var buf, next []byte
 	have, started := false, false
@@ -723,6 +731,7 @@ func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 		}
 		stack = stack[:depth]
 		stack[depth-1] = append(stack[depth-1][:0], name...)
+		places = append(places[:min(len(places), depth-1)], lineAt{s.line, s.off})
 		next = next[:0]
 		if root != "" && bytes.HasPrefix(name, []byte(root+"/")) {
 			next = append(next, name[len(root)+1:]...) // tree -f
@@ -735,7 +744,7 @@ func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 			}
 		}
 		buf, next = next, buf
-		pend = dirEntry{line: s.line, path: buf, depth: depth, dir: isDir, size: -1, cut: s.cut}
+		pend = dirEntry{line: s.line, off: s.off, path: buf, depth: depth, dir: isDir, size: -1, cut: s.cut, ctx: places[:len(places)-1]}
 		have = true
 	}
 	if have {
@@ -773,6 +782,8 @@ type dirStats struct {
 	// lines holds the entries in the listing's gaps; indexed those not in
 	// the index.
 	inGaps int64
+
+	match *dirMatcher // ranks the entries by the call's intent; nil without one
 }
 
 type collapsed struct {
@@ -846,6 +857,9 @@ func newDirStats(shown lineSpans, limit int) *dirStats {
 // add counts one entry.
 func (st *dirStats) add(e dirEntry) {
 	st.entries++
+	if st.match != nil {
+		st.match.offer(e, st.shown)
+	}
 	switch {
 	case e.dir:
 		st.dirs++
@@ -1012,12 +1026,16 @@ func (st *dirStats) grepExample() string {
 	return regexp.QuoteMeta(best) + `\b`
 }
 
-// summary renders the lines above the excerpts within room tokens: counts
-// by extension, the largest subtrees, the collapsed directories, the largest
-// files, and the index of the shallowest paths not shown.
+// summary renders the lines above the excerpts within room tokens: the
+// entries that best match the call's intent, as listed, then counts by
+// extension, the largest subtrees, the collapsed directories, the largest
+// files, and the index of the shallowest paths not shown otherwise.
 func (v *dirView) summary(st *dirStats, room int) []string {
 	e := v.e
-	var out []string
+	out, shown := v.intentLines(st.match, int(float64(room)*dirIntentShare))
+	for _, s := range out {
+		room -= e.cost(s)
+	}
 	add := func(s string) {
 		if s != "" {
 			out = append(out, s)
@@ -1052,7 +1070,7 @@ func (v *dirView) summary(st *dirStats, room int) []string {
 		}
 		add(v.itemLine("largest files: ", items, int(float64(total)*dirLargeShare)))
 	}
-	return append(out, v.indexLines(st, room)...)
+	return append(out, v.indexLines(st, room, shown)...)
 }
 
 // itemLine joins items after a label while the line fits in room tokens,
@@ -1178,12 +1196,18 @@ func (v *dirView) collapsedLine(c *collapsed) string {
 }
 
 // indexLines lists the shallowest paths the excerpts do not show, in
-// listing order with their line numbers, within room tokens.
-func (v *dirView) indexLines(st *dirStats, room int) []string {
+// listing order with their line numbers, within room tokens, leaving out
+// the lines in skip (shown already).
+func (v *dirView) indexLines(st *dirStats, room int, skip map[int64]bool) []string {
 	if len(st.index) == 0 || room <= 0 {
 		return nil
 	}
-	cands := append([]indexed(nil), st.index...)
+	var cands []indexed
+	for _, x := range st.index {
+		if !skip[x.line] {
+			cands = append(cands, x)
+		}
+	}
 	sort.Slice(cands, func(i, j int) bool { return indexAfter(cands[j], cands[i]) })
 	var maxLine int64
 	for _, x := range cands {

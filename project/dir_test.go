@@ -110,6 +110,7 @@ var dirGoldenCases = []struct {
 	{fixture: "tree-npm-project", format: formatTree, check: checkTreeProject},
 	{fixture: "tree-ascii-npm-project", format: formatTree, check: checkTreeProject},
 	{fixture: "ls-la-runtime", format: formatLs, check: checkRuntimeListing},
+	{fixture: "ls-lR-http", format: formatLs},
 	{fixture: "mcp-list-runtime", format: formatMCP, check: checkRuntimeListing},
 	{fixture: "mcp-sizes-ssa", format: formatMCP, budget: 800, check: checkSizes},
 	{fixture: "git-ls-files-main", format: formatPaths, check: checkWhole},
