@@ -3,11 +3,9 @@ package store
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -116,7 +114,7 @@ type Dir struct {
 	now      func() time.Time
 	log      *slog.Logger
 
-	bufs sync.Pool // *[]byte of ringBufs*copyBufSize, used by Put
+	bufs sync.Pool // *[]byte of ChunkSize, used by Put
 
 	closed atomic.Bool
 	mu     sync.Mutex    // guards gcDone and the closing handshake
@@ -125,7 +123,6 @@ type Dir struct {
 
 var _ Store = (*Dir)(nil)
 
-const copyBufSize = 256 << 10
 
 // DefaultPath returns the directory the store uses unless told otherwise:
 // $CRUMB_STORE when it is set, else "crumb" in the user's cache directory.
@@ -184,7 +181,7 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
-	d.bufs.New = func() any { b := make([]byte, ringBufs*copyBufSize); return &b }
+	d.bufs.New = func() any { b := make([]byte, ChunkSize); return &b }
 
 	for _, dir := range []string{abs, d.objects, d.meta, d.tmp} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -258,8 +255,8 @@ type ingest struct {
 }
 
 // Put streams r into the store and returns the stored result's Info once the
-// blob and its record are durably on disk. Memory use is bounded by 1 MiB of
-// copy buffers and the list of chunk digests (64 bytes per MiB stored). If ctx ends
+// blob and its record are durably on disk. Memory use is bounded by four
+// chunk buffers (4 MiB) and the list of chunk digests (64 bytes per MiB stored). If ctx ends
 // while r is being read, Put returns its error and leaves nothing behind; a
 // Read that blocks is not interrupted, so cancel the source too if it may
 // block.
@@ -366,60 +363,59 @@ func (d *Dir) commit(tmpName string, info *Info, now time.Time) error {
 }
 
 // ingest copies r to w (at most limit bytes when limit > 0, draining and
-// counting the rest), hashing the whole and every ChunkSize piece. From the
-// second buffer on, the whole digest is computed by a helper goroutine that
-// trails the copy by up to ringBufs buffers, so the two hashes run in
-// parallel; memory stays at ringBufs*copyBufSize.
+// counting the rest) one chunk at a time, while worker goroutines hash the
+// chunks already written, and counts newlines for the line index. Memory
+// stays at maxPending+1 chunk buffers whatever the size.
 func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64) (ingest, error) {
-	slab := d.bufs.Get().(*[]byte)
-	whole := &wholeHasher{h: sha256.New()}
+	var held []*[]byte // buffers taken from the pool, all returned at the end
+	free := make(chan *[]byte, maxPending+1)
+	hasher := newChunkHasher(func(b *[]byte) { free <- b })
 	defer func() {
-		whole.stop() // the helper must be done with the slab before it is reused
-		d.bufs.Put(slab)
+		hasher.wait()
+		for _, b := range held {
+			d.bufs.Put(b)
+		}
 	}()
-	chunk := sha256.New()
-	var (
-		in        ingest
-		chunkFill int
-		ring      int // index of the next buffer in the slab
-		sum       [sha256.Size]byte
-	)
+	next := func() *[]byte {
+		select {
+		case b := <-free:
+			return b
+		default:
+		}
+		if len(held) < maxPending+1 {
+			b := d.bufs.Get().(*[]byte)
+			held = append(held, b)
+			return b
+		}
+		return <-free
+	}
+	var in ingest
+	buf, fill := next(), 0 // the chunk being filled
 	for {
 		if err := ctx.Err(); err != nil {
 			return ingest{}, fmt.Errorf("store: put cancelled: %w", err)
 		}
-		whole.reclaim()
-		buf := (*slab)[ring*copyBufSize : (ring+1)*copyBufSize]
-		n, rerr := r.Read(buf)
-		if n > 0 {
-			in.sourceSize += int64(n)
-			keep := int64(n)
-			if limit > 0 {
-				keep = max(0, min(keep, limit-in.size))
+		// Write what arrives as it arrives; hash a chunk once it is whole.
+		n, rerr := r.Read((*buf)[fill:])
+		in.sourceSize += int64(n)
+		keep := int64(n)
+		if limit > 0 {
+			keep = max(0, min(keep, limit-in.size))
+		}
+		if keep > 0 {
+			data := (*buf)[fill : fill+int(keep)]
+			if fill == 0 {
+				in.lines.startChunk()
 			}
-			data := buf[:keep]
-			if len(data) > 0 {
-				whole.add(data, in.size == 0)
-				ring = (ring + 1) % ringBufs
-				if _, err := w.Write(data); err != nil {
-					return ingest{}, fmt.Errorf("store: writing result: %w", err)
-				}
-				for len(data) > 0 {
-					k := min(len(data), ChunkSize-chunkFill)
-					if chunkFill == 0 {
-						in.lines.startChunk()
-					}
-					in.lines.add(data[:k])
-					chunk.Write(data[:k])
-					chunkFill += k
-					data = data[k:]
-					if chunkFill == ChunkSize {
-						in.chunks = append(in.chunks, hex.EncodeToString(chunk.Sum(sum[:0])))
-						chunk.Reset()
-						chunkFill = 0
-					}
-				}
-				in.size += keep
+			if _, err := w.Write(data); err != nil {
+				return ingest{}, fmt.Errorf("store: writing result: %w", err)
+			}
+			in.lines.add(data)
+			in.size += keep
+			fill += int(keep)
+			if fill == ChunkSize {
+				hasher.add(buf, fill)
+				buf, fill = next(), 0
 			}
 		}
 		if rerr == io.EOF {
@@ -429,69 +425,12 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 			return ingest{}, fmt.Errorf("store: reading result: %w", rerr)
 		}
 	}
-	if chunkFill > 0 {
-		in.chunks = append(in.chunks, hex.EncodeToString(chunk.Sum(sum[:0])))
+	if fill > 0 {
+		hasher.add(buf, fill)
 	}
-	whole.stop()
-	in.digest = hex.EncodeToString(whole.h.Sum(sum[:0]))
+	hasher.wait()
+	in.chunks, in.digest = hasher.result()
 	return in, nil
-}
-
-// ringBufs is how many copy buffers a Put cycles through.
-const ringBufs = 4
-
-// wholeHasher computes the digest of the whole stream: inline for the first
-// buffer, so that small results cost no goroutine, and in a helper goroutine
-// from the second on. Buffers are handed over in the order of the ring, so
-// once fewer than ringBufs are outstanding, the next buffer of the ring is
-// free.
-type wholeHasher struct {
-	h           hash.Hash
-	in          chan []byte
-	done        chan struct{}
-	outstanding int
-}
-
-// add hashes p, or queues it for the helper; first says p is the stream's
-// first data.
-func (w *wholeHasher) add(p []byte, first bool) {
-	if first {
-		w.h.Write(p)
-		return
-	}
-	if w.in == nil {
-		w.in = make(chan []byte, ringBufs)
-		w.done = make(chan struct{}, ringBufs)
-		go func(in <-chan []byte, done chan<- struct{}) {
-			for p := range in {
-				w.h.Write(p)
-				done <- struct{}{}
-			}
-		}(w.in, w.done)
-	}
-	w.in <- p
-	w.outstanding++
-}
-
-// reclaim waits until the next buffer of the ring is no longer being hashed.
-func (w *wholeHasher) reclaim() {
-	for w.outstanding >= ringBufs {
-		<-w.done
-		w.outstanding--
-	}
-}
-
-// stop waits for every queued buffer to be hashed and ends the helper. It may
-// be called more than once.
-func (w *wholeHasher) stop() {
-	for w.outstanding > 0 {
-		<-w.done
-		w.outstanding--
-	}
-	if w.in != nil {
-		close(w.in)
-		w.in = nil
-	}
 }
 
 // writeRecord durably replaces the record of ref, with used as its
@@ -615,6 +554,9 @@ func validate(ref Ref, rec record, mtime time.Time) (Info, error) {
 		if !isHex(c, sha256.Size*2) {
 			return info, &recordError{detail: fmt.Sprintf("its record's digest of chunk %d is malformed", i)}
 		}
+	}
+	if err := checkList(info); err != nil {
+		return info, &recordError{detail: err.Error()}
 	}
 	if err := checkLineIndex(info); err != nil {
 		return info, &recordError{detail: "its record's line index " + err.Error()}

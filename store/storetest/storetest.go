@@ -135,11 +135,8 @@ func Content(seed uint64, n int) []byte {
 	return b
 }
 
-// Digest returns the lowercase hex SHA-256 digest of b.
-func Digest(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
+// Digest returns the digest a store must give to content b (see store.Sum).
+func Digest(b []byte) string { return store.Sum(b) }
 
 // RefFor returns the ref a store must give to content b.
 func RefFor(b []byte) store.Ref { return store.RefOf(Digest(b)) }
@@ -148,7 +145,8 @@ func RefFor(b []byte) store.Ref { return store.RefOf(Digest(b)) }
 func ChunkDigests(b []byte) []string {
 	var out []string
 	for i := 0; i < len(b); i += store.ChunkSize {
-		out = append(out, Digest(b[i:min(len(b), i+store.ChunkSize)]))
+		s := sha256.Sum256(b[i:min(len(b), i+store.ChunkSize)])
+		out = append(out, hex.EncodeToString(s[:]))
 	}
 	return out
 }
