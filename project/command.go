@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -240,6 +241,8 @@ type cmdLine struct {
 	text       string
 	cost       int
 	fam        cmdFamily
+	indent     int  // bytes of leading spaces and tabs
+	blank      bool // nothing but white space
 	prio       int
 	picked     bool
 }
@@ -441,13 +444,13 @@ func (p *cmdProjector) pickAll(ctx context.Context) error {
 			}
 			switch {
 			case pass == 0 && ev.score >= scoreCrash-5:
-				p.pickEvidence(ev, ev.before, ev.after)
+				p.pickEvidence(ev, ev.before, ev.after, false)
 			case pass == 1 && important(ev):
-				p.pickEvidence(ev, min(ev.before, 1), min(ev.after, 2))
+				p.pickEvidence(ev, min(ev.before, 1), min(ev.after, 2), false)
 			case pass == 2 && important(ev):
-				p.pickEvidence(ev, ev.before, ev.after)
+				p.pickEvidence(ev, ev.before, ev.after, cmdIsFailure(ev))
 			case pass == 3 && !important(ev):
-				p.pickEvidence(ev, 0, min(ev.after, 1))
+				p.pickEvidence(ev, 0, min(ev.after, 1), false)
 			}
 		}
 	}
@@ -479,7 +482,9 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 	}
 	pl := &cmdLine{no: no, start: l.Start, end: l.End, from: l.Start, to: l.End}
 	raw := l.Text
-	if k := cmdIndent(raw); k < len(raw) {
+	pl.indent = cmdIndent(raw)
+	pl.blank = len(bytes.TrimSpace(raw)) == 0 && !l.Cut
+	if k := pl.indent; k < len(raw) {
 		pl.fam = cmdClassify(raw[k:min(len(raw), k+cmdClassifyBytes)], k).fam
 	}
 	pl.text = e.render(raw, no, false)
@@ -653,17 +658,36 @@ func (p *cmdProjector) pickHead(want int, prio int) error {
 	return nil
 }
 
+// cmdBlockLines bounds the lines of a failure's block (see pickEvidence).
+const cmdBlockLines = 80
+
+// cmdIsFailure reports whether evidence opens a failed test's report
+// ("not ok", "--- FAIL", "●", "✖"), which goes on in the lines indented
+// deeper than it.
+func cmdIsFailure(ev cmdEvidence) bool {
+	return ev.fam == famTest && ev.score >= scoreFail-4
+}
+
 // pickEvidence picks an evidence line with up to before lines before it and
-// after lines after it.
-func (p *cmdProjector) pickEvidence(ev cmdEvidence, before, after uint8) {
+// after lines after it. With block, it picks also the rest of the lines
+// indented deeper than it (blank lines among them), up to cmdBlockLines: a
+// failed test's report kept whole, its diff and its stack, up to the next
+// test.
+func (p *cmdProjector) pickEvidence(ev cmdEvidence, before, after uint8, block bool) {
 	pl, err := p.line(ev.line, ev.off, false)
 	if err != nil || !p.pick(pl, prioEvidence) {
 		return
 	}
 	next := pl
-	for i := uint8(0); i < after && next.no < p.total && !next.cutEnd; i++ {
+	for i := 0; (i < int(after) || block && i < cmdBlockLines) && next.no < p.total && !next.cutEnd; i++ {
 		q, err := p.line(next.no+1, next.end, false)
-		if err != nil || !p.pick(q, prioContext) {
+		if err != nil {
+			break
+		}
+		if i >= int(after) && !p.inBlock(pl, q) {
+			break
+		}
+		if !p.pick(q, prioContext) {
 			break
 		}
 		next = q
@@ -680,6 +704,20 @@ func (p *cmdProjector) pickEvidence(ev cmdEvidence, before, after uint8) {
 		}
 		prev = q
 	}
+}
+
+// inBlock reports whether q, a line after head, belongs to the block head
+// opens: it is indented deeper, or it is blank and a line indented deeper
+// follows the blank lines.
+func (p *cmdProjector) inBlock(head, q *cmdLine) bool {
+	for k := 0; q.blank && k < 4 && q.no < p.total; k++ {
+		next, err := p.line(q.no+1, q.end, false)
+		if err != nil {
+			return false
+		}
+		q = next
+	}
+	return !q.blank && q.indent > head.indent
 }
 
 // bridge fills short omitted stretches between picked lines: first those

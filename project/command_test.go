@@ -477,3 +477,55 @@ func TestCommandWholeAndArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandFailureBlock checks that a failed test's report is kept
+// whole, down to its diff and its stack, before passing tests get room: a
+// TAP "not ok" and the lines indented deeper than it, as node --test
+// writes them.
+func TestCommandFailureBlock(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("TAP version 13\n")
+	pass := func(suite string, n int) {
+		fmt.Fprintf(&b, "# Subtest: %s\n", suite)
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, "    # Subtest: %s case %d\n    ok %d - %s case %d\n      ---\n      duration_ms: 0.%d\n      ...\n", suite, i, i, suite, i, 100+i*7)
+		}
+		fmt.Fprintf(&b, "    1..%d\nok 1 - %s\n", n, suite)
+	}
+	pass("lineTotal", 60)
+	b.WriteString("# Subtest: groupBySku\n    # Subtest: counts quantities per sku\n    not ok 1 - counts quantities per sku\n")
+	b.WriteString("      ---\n      duration_ms: 47.1\n      location: '/src/test/cart.test.js:23:3'\n      failureType: 'testCodeFailure'\n      error: |-\n")
+	b.WriteString("        Expected values to be strictly deep-equal:\n        + actual - expected\n        \n          {\n            cup: 1,\n")
+	b.WriteString("        +   tea: 2\n        -   tea: 5\n          }\n      code: 'ERR_ASSERTION'\n      name: 'AssertionError'\n")
+	b.WriteString("      expected:\n        tea: 5\n        cup: 1\n      actual:\n        tea: 2\n        cup: 1\n      operator: 'deepStrictEqual'\n      stack: |-\n")
+	b.WriteString("        TestContext.<anonymous> (/src/test/cart.test.js:29:12)\n")
+	for i := 0; i < 8; i++ {
+		fmt.Fprintf(&b, "        Test.run%d (node:internal/test_runner/test:%d:25)\n", i, 700+i)
+	}
+	b.WriteString("      ...\n    1..1\nnot ok 2 - groupBySku\n  ---\n  error: '1 subtest failed'\n  ...\n")
+	pass("applyDiscount", 60)
+	b.WriteString("1..3\n# tests 121\n# pass 120\n# fail 1\n# duration_ms 2060.9\n")
+
+	exit := 1
+	in := testInput(t, b.Bytes(), 2000)
+	in.ExitCode = &exit
+	in.Command = []string{"node", "--test"}
+	out, err := Project(context.Background(), KindCommand, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tokens.O200k().Count(out.Text); n > 2000 {
+		t.Fatalf("view has %d tokens", n)
+	}
+	for _, want := range []string{"not ok 1 - counts quantities per sku", "Expected values to be strictly deep-equal:", "+   tea: 2",
+		"TestContext.<anonymous> (/src/test/cart.test.js:29:12)", "# fail 1"} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("view misses %q:\n%s", want, out.Text)
+		}
+	}
+	// The block ends where the failed test's report does: the next line
+	// at its indentation is not part of it.
+	if i, j := strings.Index(out.Text, "      ...\n    1..1"), strings.Index(out.Text, "TestContext."); i < 0 || j < 0 || i < j {
+		t.Errorf("the failure's report is not shown whole, to its end:\n%s", out.Text)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/drain"
@@ -41,11 +42,29 @@ const (
 	// it as part of its record (a stack trace, PostgreSQL's DETAIL and
 	// STATEMENT lines).
 	logRecordLines = 8
+	// logTraceLines is the most lines of a stack trace a record may take
+	// to reach the first frame in the program's own code.
+	logTraceLines = 48
+	// logLeadLines is the most lines before an error that show with it
+	// when they share its timestamp: what led to it.
+	logLeadLines = 3
+	// logFollowLines is the most lines after an error's record that show
+	// with it when they share its timestamp and level but not its
+	// template: the rest of one event, written as several lines.
+	logFollowLines = 2
+	// logBurstLines is the most lines that may share a timestamp for
+	// those around an error to count as part of its event.
+	logBurstLines = 8
+	// logRareCount is the most lines a template may have to be rare: the
+	// one-off lines that tell the story of a log.
+	logRareCount = 2
 	// logKeptOthers is how many lines of each level that no template took
 	// are remembered for the view.
 	logKeptOthers = 8
 	// logTemplateWidth bounds how much of a template a view shows.
 	logTemplateWidth = 200
+	// logMaxCandidates bounds the candidate lines a view tries to show.
+	logMaxCandidates = 6 * logMaxErrorExcerpts
 )
 
 // logFormat is what the first and last lines of a text say about it as a
@@ -123,6 +142,71 @@ type logCluster struct {
 	first, last logOcc
 }
 
+// logGroups keeps the lines of different levels, and those of different
+// statuses in an access log, apart: the template miner joins lines of one
+// group only. A group is a level, or a status with its level.
+type logGroups struct {
+	byCode [1000]uint8 // the group of each status seen, 0 for none yet
+	level  []logLevel  // by group; the first numSev groups are the levels
+	code   []uint16    // by group; 0 for the levels
+}
+
+// logMaxGroups bounds the groups; statuses past it share their level's.
+const logMaxGroups = 200
+
+func newLogGroups() *logGroups {
+	g := &logGroups{}
+	for l := sevNone; l < numSev; l++ {
+		g.level = append(g.level, l)
+		g.code = append(g.code, 0)
+	}
+	return g
+}
+
+// of returns the group of a line with this level.
+func (g *logGroups) of(h levelHit) uint8 {
+	if h.code == 0 || h.code >= 1000 {
+		return uint8(h.level)
+	}
+	if id := g.byCode[h.code]; id != 0 {
+		return id
+	}
+	if len(g.level) >= logMaxGroups {
+		return uint8(h.level)
+	}
+	id := uint8(len(g.level))
+	g.level = append(g.level, h.level)
+	g.code = append(g.code, h.code)
+	g.byCode[h.code] = id
+	return id
+}
+
+// find returns the group of a line with this level, without making one.
+func (g *logGroups) find(h levelHit) uint8 {
+	if h.code != 0 && h.code < 1000 {
+		if id := g.byCode[h.code]; id != 0 {
+			return id
+		}
+	}
+	return uint8(h.level)
+}
+
+// levelOf returns the level of a group's lines.
+func (g *logGroups) levelOf(group uint8) logLevel {
+	if int(group) < len(g.level) {
+		return g.level[group]
+	}
+	return sevNone
+}
+
+// codeOf returns the status of a group's lines, or 0.
+func (g *logGroups) codeOf(group uint8) uint16 {
+	if int(group) < len(g.code) {
+		return g.code[group]
+	}
+	return 0
+}
+
 // logOthers are the lines of one level that no template took.
 type logOthers struct {
 	count int64
@@ -137,6 +221,8 @@ type logSpan struct{ from, to int64 }
 type logScan struct {
 	f        logFormat
 	miner    *drain.Miner
+	groups   *logGroups
+	intent   *logIntent   // nil when the call has no intent
 	clusters []logCluster // by cluster id
 	others   [numSev]logOthers
 	bySev    [numSev]int64
@@ -170,7 +256,7 @@ func logPlan(size int64) (spans []logSpan, sampled bool) {
 // scanLog reads the log (or a sample of it), mining templates and counting
 // levels.
 func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logScan, error) {
-	s := &logScan{f: f, miner: drain.New(drain.Options{})}
+	s := &logScan{f: f, miner: drain.New(drain.Options{}), groups: newLogGroups(), intent: newLogIntent(intentOf(in.Args))}
 	size := doc.Size()
 	spans, sampled := logPlan(size)
 	s.sampled = sampled
@@ -311,7 +397,14 @@ func (s *logScan) add(line []byte, off, num int64) {
 	if sev >= sevWarn && ll.hit.spell != "" {
 		s.addSpell(sev, ll.hit.spell)
 	}
-	id := s.miner.AddStamped(uint8(sev), line, ll.tsStart, ll.tsEnd, num)
+	var mask uint32
+	if s.intent != nil {
+		mask = s.intent.match(line)
+	}
+	id := s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
+	if mask != 0 {
+		s.intent.add(mask, id, occ)
+	}
 	if id == drain.Other {
 		o := &s.others[sev]
 		o.count++
@@ -379,6 +472,16 @@ type logView struct {
 	size   int64
 	total  int64              // lines
 	levels map[int64]logLevel // levels of lines shown, by offset
+	intent []logIntentPick    // the best matches of the call's intent
+	counts map[int]int64      // lines by template id, once needed
+	recs   map[logRecKey]logRecord
+}
+
+// logRecKey is what a record depends on: the line, and whether the lines
+// that led to it were asked for.
+type logRecKey struct {
+	off  int64
+	lead bool
 }
 
 // projectLog shows a log: the templates of its lines with their counts, its
@@ -394,6 +497,7 @@ func projectLog(ctx context.Context, in *Input, f logFormat) (Output, error) {
 		return Output{}, err
 	}
 	v := &logView{e: e, s: s, size: e.doc.Size(), total: e.total, levels: map[int64]logLevel{}}
+	v.intent = s.intent.best(s.lines)
 	return v.render(ctx)
 }
 
@@ -427,12 +531,18 @@ func (v *logView) facts() []string {
 }
 
 // templateLines lists the most frequent templates of lines that are
-// neither errors nor warnings, within room tokens.
-func (v *logView) templateLines(room int) []string {
+// neither errors nor warnings, within room tokens, leaving out those whose
+// every line the view shows (skip).
+func (v *logView) templateLines(room int, skip map[int]bool) []string {
 	var cs []drain.Cluster
 	var lines int64
+	all := 0
 	for _, c := range v.s.miner.Clusters() {
-		if logLevel(c.Group) < sevWarn {
+		if v.s.groups.levelOf(c.Group) < sevWarn {
+			all++
+			if skip[c.ID] {
+				continue
+			}
 			cs = append(cs, c)
 			lines += c.Count
 		}
@@ -441,7 +551,7 @@ func (v *logView) templateLines(room int) []string {
 		return nil
 	}
 	head := fmt.Sprintf("Line templates (<*> marks what varies), %s in %s; the most frequent first, errors and warnings apart:",
-		textfmt.Plural(int64(len(cs)), "template"), v.scope())
+		textfmt.Plural(int64(all), "template"), v.scope())
 	used := v.e.cost(head)
 	if used > room {
 		return nil
@@ -451,7 +561,7 @@ func (v *logView) templateLines(room int) []string {
 	var shownLines int64
 	shown := 0
 	for _, c := range cs {
-		s := fmt.Sprintf("×%*s  %s (e.g. line %s)", width, textfmt.Int(c.Count), showTemplate(c.Template), textfmt.Int(c.First))
+		s := fmt.Sprintf("×%*s  %s (e.g. line %s)", width, textfmt.Int(c.Count), v.template(c), textfmt.Int(c.First))
 		// Keep room for the line that counts the rest.
 		rest := 0
 		if shown+1 < len(cs) {
@@ -472,6 +582,9 @@ func (v *logView) templateLines(room int) []string {
 	if k := len(cs) - shown; k > 0 {
 		out = append(out, fmt.Sprintf("… %s more with %s", textfmt.Plural(int64(k), "template"), textfmt.Plural(lines-shownLines, "line")))
 	}
+	if k := all - len(cs); k > 0 {
+		out = append(out, fmt.Sprintf("… and %s whose lines are all shown below", textfmt.Plural(int64(k), "template")))
+	}
 	var other int64
 	for sev := sevNone; sev < sevWarn; sev++ {
 		other += v.s.others[sev].count
@@ -480,6 +593,32 @@ func (v *logView) templateLines(room int) []string {
 		out = append(out, fmt.Sprintf("… and %s that fit no template (the template miner was full)", textfmt.Plural(other, "line")))
 	}
 	return out
+}
+
+// template renders a cluster's template for the view: an access log's
+// templates show their status, which all their lines share.
+func (v *logView) template(c drain.Cluster) string {
+	return showTemplate(withStatus(c.Template, v.s.groups.codeOf(c.Group)))
+}
+
+// withStatus writes a status into a template in place of the wildcard that
+// stands for it: after the quoted request (`" <*> `), or after "code "; or,
+// when neither is found, at its end.
+func withStatus(t string, code uint16) string {
+	if code == 0 {
+		return t
+	}
+	n := strconv.Itoa(int(code))
+	for _, at := range []string{`" ` + drain.Wildcard + " ", "code " + drain.Wildcard + ","} {
+		if i := strings.Index(t, at); i >= 0 {
+			j := i + strings.Index(at, drain.Wildcard)
+			return t[:j] + n + t[j+len(drain.Wildcard):]
+		}
+	}
+	if strings.HasSuffix(t, `" `+drain.Wildcard) {
+		return t[:len(t)-len(drain.Wildcard)] + n
+	}
+	return t + " [status " + n + "]"
 }
 
 // showTemplate cleans a template for a view and bounds its length.
@@ -492,18 +631,18 @@ func showTemplate(t string) string {
 }
 
 // problemTemplates returns the error and warning templates, errors first,
-// then the rarest, then the earliest.
-func (v *logView) problemTemplates() []drain.Cluster {
+// then the rarest, then the earliest, leaving out those in skip.
+func (v *logView) problemTemplates(skip map[int]bool) []drain.Cluster {
 	var cs []drain.Cluster
 	for _, c := range v.s.miner.Clusters() {
-		if logLevel(c.Group) >= sevWarn {
+		if v.s.groups.levelOf(c.Group) >= sevWarn && !skip[c.ID] {
 			cs = append(cs, c)
 		}
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
-		if a.Group != b.Group {
-			return a.Group > b.Group
+		if la, lb := v.s.groups.levelOf(a.Group), v.s.groups.levelOf(b.Group); la != lb {
+			return la > lb
 		}
 		if a.Count != b.Count {
 			return a.Count < b.Count
@@ -513,9 +652,10 @@ func (v *logView) problemTemplates() []drain.Cluster {
 	return cs
 }
 
-// problemLines lists the error and warning templates within room tokens.
-func (v *logView) problemLines(room int) []string {
-	cs := v.problemTemplates()
+// problemLines lists the error and warning templates within room tokens,
+// leaving out those whose every line the view shows (skip).
+func (v *logView) problemLines(room int, skip map[int]bool) []string {
+	cs := v.problemTemplates(skip)
 	if len(cs) == 0 {
 		return nil
 	}
@@ -535,7 +675,7 @@ func (v *logView) problemLines(room int) []string {
 		if c.Count > 1 {
 			where = "first line " + textfmt.Int(c.First) + ", last " + textfmt.Int(c.Last)
 		}
-		s := fmt.Sprintf("×%*s %-7s %s (%s)", width, textfmt.Int(c.Count), logLevel(c.Group).String(), showTemplate(c.Template), where)
+		s := fmt.Sprintf("×%*s %-7s %s (%s)", width, textfmt.Int(c.Count), v.s.groups.levelOf(c.Group).String(), v.template(c), where)
 		rest := 0
 		if shown+1 < len(cs) {
 			rest = 24
@@ -551,6 +691,15 @@ func (v *logView) problemLines(room int) []string {
 	}
 	if k := len(cs) - shown; k > 0 {
 		out = append(out, fmt.Sprintf("… %s more with %s", textfmt.Plural(int64(k), "template"), textfmt.Plural(lines-shownLines, "line")))
+	}
+	skipped := 0
+	for _, c := range v.s.miner.Clusters() {
+		if skip[c.ID] && v.s.groups.levelOf(c.Group) >= sevWarn {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		out = append(out, fmt.Sprintf("… and %s whose lines are all shown below", textfmt.Plural(int64(skipped), "template")))
 	}
 	var other int64
 	for sev := sevWarn; sev < numSev; sev++ {
@@ -594,89 +743,264 @@ func (v *logView) problemSummary(shown int64) string {
 	return b.String()
 }
 
-// logCand is an error or warning line that the view may show.
+// logCand is a line that the view may show besides its head and tail.
 type logCand struct {
 	level logLevel
-	count int64 // lines of its template
-	tier  int   // 0 for the first of its template, 1 for a repeat
+	count int64 // lines of its template, or of its shape of match
 	occ   logOcc
+	// lead: the lines before it that share its timestamp may show with it.
+	lead bool
 }
 
-// candidates returns the error and warning lines worth showing, best
-// first: the first of each template, errors before warnings, rare templates
-// before common ones; then the last of each template.
+// candidates returns the lines worth showing besides the head and the
+// tail, best first:
+//   - the best matches of the call's intent, the first line of each shape
+//     of match, the best first;
+//   - the first line of each error and warning template, errors before
+//     warnings, rare templates before common ones, with the lines that led
+//     to it;
+//   - the last line of each of those that repeat: when it stopped;
+//   - the first line of each rare template of the other levels (at most
+//     logRareCount lines), in order: the one-off events that tell the
+//     story of a log.
 func (v *logView) candidates() []logCand {
-	var cs []logCand
-	counts := map[int]int64{}
-	for _, c := range v.s.miner.Clusters() {
-		counts[c.ID] = c.Count
-	}
-	for id, c := range v.s.clusters {
-		if c.level < sevWarn {
-			continue
+	levelOf := func(id int) logLevel {
+		if id >= 0 && id < len(v.s.clusters) {
+			return v.s.clusters[id].level
 		}
-		n := counts[id]
-		cs = append(cs, logCand{level: c.level, count: n, occ: c.first})
-		if n > 1 && c.last.line != c.first.line {
-			cs = append(cs, logCand{level: c.level, count: n, tier: 1, occ: c.last})
+		return sevNone
+	}
+	var firsts, problems, lasts, rare []logCand
+	for _, p := range v.intent {
+		firsts = append(firsts, logCand{level: levelOf(p.key.cluster), count: p.count, occ: p.first})
+	}
+	var plasts []logCand
+	for id, c := range v.s.clusters {
+		n := v.count(id)
+		switch {
+		case c.level >= sevWarn:
+			problems = append(problems, logCand{level: c.level, count: n, occ: c.first, lead: true})
+			if n > 1 && c.last.line != c.first.line {
+				plasts = append(plasts, logCand{level: c.level, count: n, occ: c.last})
+			}
+		case c.level != sevDetail && n <= logRareCount:
+			rare = append(rare, logCand{level: c.level, count: n, occ: c.first})
 		}
 	}
 	for sev := sevWarn; sev < numSev; sev++ {
 		for _, o := range v.s.others[sev].occ {
-			cs = append(cs, logCand{level: sev, count: 1, occ: o})
+			problems = append(problems, logCand{level: sev, count: 1, occ: o, lead: true})
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		a, b := cs[i], cs[j]
-		if a.tier != b.tier {
-			return a.tier < b.tier
+	rank := func(cs []logCand) {
+		sort.SliceStable(cs, func(i, j int) bool {
+			a, b := cs[i], cs[j]
+			if a.level != b.level {
+				return a.level > b.level
+			}
+			if a.count != b.count {
+				return a.count < b.count
+			}
+			return a.occ.line < b.occ.line
+		})
+	}
+	rank(problems)
+	rank(plasts)
+	for _, p := range v.intent {
+		if p.count > 1 && p.last.line != p.first.line {
+			lasts = append(lasts, logCand{level: levelOf(p.key.cluster), count: p.count, occ: p.last})
 		}
-		if a.level != b.level {
-			return a.level > b.level
-		}
-		if a.count != b.count {
-			return a.count < b.count
-		}
-		return a.occ.line < b.occ.line
-	})
-	return cs
+	}
+	lasts = append(lasts, plasts...)
+	out := append(firsts, problems...)
+	out = append(out, lasts...)
+	return append(out, rare...)
 }
 
-// recordEnd returns where the record of the line at off ends: after the
-// lines that continue it (lines without a timestamp in a timestamped log,
-// PostgreSQL's detail lines), at most logRecordLines of them.
-func (v *logView) recordEnd(off int64) (int64, error) {
+// logRecord is what shows with a line: the lines before it that led to
+// it, the lines that continue it, and the lines that follow it as part of
+// the same event.
+type logRecord struct {
+	// lead is where the lines before it that share its timestamp start
+	// (the line's own start when there are none, or none were asked for).
+	lead int64
+	// end is where the record ends.
+	end int64
+	// must is where the part of the record that says what it is about
+	// ends: the line itself, or the first frame in the program's own code
+	// of the stack trace it holds.
+	must int64
+}
+
+// record returns the record of the line at off: the lines that continue
+// it (lines without a timestamp in a timestamped log, PostgreSQL's detail
+// lines), at most logRecordLines of them, or as many as a stack trace
+// needs to reach its first frame in the program's own code; then the lines
+// that share its timestamp and level but not its template (Python's
+// http.server writes the error, then the request). With lead, it also
+// finds the lines just before it that share its timestamp.
+func (v *logView) record(off int64, lead bool) (logRecord, error) {
+	k := logRecKey{off, lead}
+	if r, ok := v.recs[k]; ok {
+		return r, nil
+	}
+	r, err := v.readRecord(off, lead)
+	if err != nil {
+		return logRecord{}, err
+	}
+	if v.recs == nil {
+		v.recs = map[logRecKey]logRecord{}
+	}
+	v.recs[k] = r
+	return r, nil
+}
+
+// readRecord reads the record of the line at off; see record.
+func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	l, err := v.e.doc.ReadLine(off, logLineCap)
 	if err != nil {
-		return 0, err
+		return logRecord{}, err
 	}
-	end := l.End
-	for k := 0; k < logRecordLines && end < v.size; k++ {
-		n, err := v.e.doc.ReadLine(end, logLineCap)
+	text := bytes.TrimSuffix(l.Text, []byte{'\r'})
+	ll := classifyLogLine(text, v.s.f.keywords)
+	r := logRecord{lead: off, end: l.End, must: l.End}
+	var ends []int64
+	user := -1      // the index of the last continuation line the first frame in the program's code needs
+	frames := false // the record holds a stack trace
+	pos := l.End
+	for k := 0; k < logTraceLines && pos < v.size; k++ {
+		if k >= logRecordLines && !(frames && (user < 0 || k <= user)) {
+			break
+		}
+		n, err := v.e.doc.ReadLine(pos, logLineCap)
 		if err != nil {
-			return 0, err
+			return logRecord{}, err
 		}
 		t := bytes.TrimSuffix(n.Text, []byte{'\r'})
 		if len(bytes.TrimSpace(t)) == 0 {
 			break
 		}
-		ll := classifyLogLine(t, false)
-		if !(v.s.f.timestamped && !ll.record) && ll.hit.level != sevDetail {
+		cl := classifyLogLine(t, false)
+		if !(v.s.f.timestamped && !cl.record) && cl.hit.level != sevDetail {
 			break
 		}
-		end = n.End
+		pos = n.End
+		ends = append(ends, pos)
+		if i := cmdIndent(t); i < len(t) {
+			m := cmdClassify(t[i:min(len(t), i+cmdClassifyBytes)], i)
+			if m.fam == famFrame || m.fam == famPanic {
+				frames = true
+			}
+			if m.fam == famFrame && m.score == scoreDetail && user < 0 {
+				user = k + int(m.after)
+			}
+		}
 	}
-	return end, nil
+	keep := min(len(ends), logRecordLines)
+	if user >= 0 {
+		need := min(len(ends), user+1)
+		keep = max(keep, need)
+		r.must = ends[need-1]
+	}
+	if keep > 0 {
+		r.end = ends[keep-1]
+	}
+	if ll.tsEnd == 0 {
+		return r, nil
+	}
+	// The lines around it that share its timestamp: those after it that
+	// are the rest of the event, those before it that led to it; none when
+	// the timestamp is shared by more than logBurstLines lines, a busy
+	// second rather than one event. Lines of templates more frequent than
+	// its own are the log's background, not part of its event.
+	ts := text[ll.tsStart:ll.tsEnd]
+	id := v.s.miner.Match(v.s.groups.find(ll.hit), text)
+	count := v.count(id)
+	related := func(t []byte, cl logLine) (int, bool) {
+		k := v.s.miner.Match(v.s.groups.find(cl.hit), t)
+		return k, k != drain.Other && v.count(k) <= count
+	}
+	same := func(t []byte) (logLine, bool) {
+		cl := classifyLogLine(t, v.s.f.keywords)
+		return cl, cl.tsEnd > 0 && bytes.Equal(t[cl.tsStart:cl.tsEnd], ts)
+	}
+	burst := 1
+	follow := r.end
+	if keep == len(ends) {
+		following := ll.hit.level >= sevWarn
+		for pos, k := r.end, 0; k < logBurstLines && pos < v.size; k++ {
+			n, err := v.e.doc.ReadLine(pos, logLineCap)
+			if err != nil {
+				return logRecord{}, err
+			}
+			t := bytes.TrimSuffix(n.Text, []byte{'\r'})
+			cl, ok := same(t)
+			if !ok {
+				break
+			}
+			burst++
+			tid, rel := related(t, cl)
+			following = following && k < logFollowLines && cl.hit.level >= sevWarn && rel && tid != id
+			if following {
+				follow = n.End
+			}
+			pos = n.End
+		}
+	}
+	from := off
+	leading := lead
+	for k := 0; k < logBurstLines && burst <= logBurstLines && from > 0; k++ {
+		start, err := v.e.doc.PrevLineStart(from)
+		if err != nil {
+			return logRecord{}, err
+		}
+		n, err := v.e.doc.ReadLine(start, logLineCap)
+		if err != nil {
+			return logRecord{}, err
+		}
+		t := bytes.TrimSuffix(n.Text, []byte{'\r'})
+		cl, ok := same(t)
+		if !ok {
+			break
+		}
+		burst++
+		_, rel := related(t, cl)
+		leading = leading && k < logLeadLines && cl.hit.level < sevWarn && rel
+		if leading {
+			r.lead = start
+		}
+		from = start
+	}
+	if burst > logBurstLines {
+		r.lead = off
+		return r, nil
+	}
+	r.end = follow
+	return r, nil
 }
 
-// pick chooses the records of error lines to show, in rank order, within
-// room tokens, each paying for the omission marker it may add, around the
-// excerpts already shown (head and tail); the excerpts do not overlap. It
-// returns them and the tokens they take.
+// count returns the number of lines of template id; 0 for drain.Other.
+func (v *logView) count(id int) int64 {
+	if id == drain.Other {
+		return 0
+	}
+	if v.counts == nil {
+		v.counts = map[int]int64{}
+		for _, c := range v.s.miner.Clusters() {
+			v.counts[c.ID] = c.Count
+		}
+	}
+	return v.counts[id]
+}
+
+// pick chooses the records of candidate lines to show, in rank order,
+// within room tokens, each paying for the omission marker it may add,
+// around the excerpts already shown (head and tail); the excerpts do not
+// overlap. It returns them and the tokens they take.
 func (v *logView) pick(cands []logCand, shown []excerpt, room, marker, most int) ([]excerpt, int, error) {
 	var picks []excerpt
 	used := 0
-	limit := max(room/4, 80) // the most one record may take
+	limit := max(room/4, 80) // the most one record may take, unless it must take more
 	taken := func(yield func(excerpt) bool) {
 		for _, x := range shown {
 			if !x.empty() && !yield(x) {
@@ -690,47 +1014,82 @@ func (v *logView) pick(cands []logCand, shown []excerpt, room, marker, most int)
 		}
 	}
 	for rank, c := range cands {
-		if len(picks) >= most || room-used < marker+8 || rank >= 4*logMaxErrorExcerpts {
+		if len(picks) >= most || room-used < marker+8 || rank >= logMaxCandidates {
 			break
 		}
 		off := c.occ.off
-		from, end := c.occ.recOff, int64(-1)
-		covered := false
+		// The room between the excerpts taken before and after the line.
+		lo, hi := int64(0), v.size
+		loCut, hiCut, covered := false, false, false
 		for x := range taken {
 			switch {
 			case off >= x.from && off < x.to:
 				covered = true
-			case x.to <= off && x.to > from:
-				from = x.to
-				if x.cutEnd {
-					from = off
-				}
-			case x.from > off && (end < 0 || x.from < end):
-				end = x.from
+			case x.to <= off && x.to > lo:
+				lo, loCut = x.to, x.cutEnd
+			case x.from > off && x.from < hi:
+				hi, hiCut = x.from, x.cutStart
 			}
 		}
 		if covered {
 			continue
 		}
-		rec, err := v.recordEnd(off)
+		r, err := v.record(off, c.lead && off == c.occ.recOff)
 		if err != nil {
 			return nil, 0, err
 		}
-		if end < 0 || rec < end {
-			end = rec
+		start := func(want int64) int64 {
+			switch {
+			case want >= lo:
+				return want
+			case loCut:
+				return off
+			}
+			return lo
 		}
-		avail := min(room-used-marker, limit)
-		x, n, err := v.e.forward(from, end, avail)
-		if err != nil {
-			return nil, 0, err
+		end := min(r.end, hi)
+		must := min(r.must, end)
+		left := room - used - marker
+		// With the lines that led to it, within a third of the room;
+		// then without them, within the record's share of the room, and,
+		// if that cuts what the record must show, within half the room.
+		type try struct {
+			from  int64
+			avail int
 		}
-		if x.empty() || x.to <= off || x.cutEnd && avail < limit {
-			// The error line does not fit whole in what is left; a line
-			// too long for any record's share may show in part.
+		tries := []try{{start(c.occ.recOff), min(left, limit)}, {start(c.occ.recOff), min(left, max(limit, room/2))}}
+		if r.lead < c.occ.recOff && start(r.lead) < tries[0].from {
+			tries = append([]try{{start(r.lead), min(left, max(limit, room/3))}}, tries...)
+		}
+		var best excerpt
+		n := 0
+		for _, t := range tries {
+			x, k, err := v.e.forward(t.from, end, t.avail)
+			if err != nil {
+				return nil, 0, err
+			}
+			if x.empty() || x.to <= off || x.cutEnd && t.avail < limit {
+				// The line does not fit whole in what is left; a line
+				// too long for any record's share may show in part.
+				continue
+			}
+			if best.empty() {
+				best, n = x, k
+			}
+			if x.to >= must {
+				best, n = x, k
+				break
+			}
+		}
+		if best.empty() {
 			continue
 		}
-		picks = append(picks, x)
-		used += n + marker
+		// An excerpt that touches another one joins it: no marker.
+		if !(best.from == lo && !loCut && !best.cutStart || best.to == hi && !hiCut && !best.cutEnd) {
+			n += marker
+		}
+		picks = append(picks, best)
+		used += n
 	}
 	return picks, used, nil
 }
@@ -754,27 +1113,58 @@ func (v *logView) render(ctx context.Context) (Output, error) {
 	}
 	marker := v.markerCost()
 	cands := v.candidates()
+	out, xs, err := v.renderWith(ctx, base, room, marker, cands, nil)
+	if err != nil || xs == nil {
+		return out, err
+	}
+	// The templates whose every line the view shows need no line of their
+	// own in the lists: lay the view out again without them, and keep it if
+	// it still shows all their lines.
+	skip := v.shownTemplates(xs)
+	if len(skip) == 0 {
+		return out, nil
+	}
+	out2, xs2, err := v.renderWith(ctx, base, room, marker, cands, skip)
+	if err != nil {
+		return Output{}, err
+	}
+	if xs2 == nil || len(v.shownTemplates(xs2)) < len(skip) {
+		return out, nil
+	}
+	for id := range skip {
+		if !v.shownTemplates(xs2)[id] {
+			return out, nil
+		}
+	}
+	return out2, nil
+}
+
+// renderWith lays the view out within the budget, its lists leaving out
+// the templates in skip. It returns the excerpts it shows, or none when
+// nothing of the log view fits and the view is the plain one.
+func (v *logView) renderWith(ctx context.Context, base layout, room, marker int, cands []logCand, skip map[int]bool) (Output, []excerpt, error) {
+	e := v.e
 	tmplRoom, listRoom := room*22/100, 0
-	if len(cands) > 0 {
+	if v.s.bySev[sevWarn]+v.s.bySev[sevError] > 0 || len(v.intent) > 0 {
 		tmplRoom, listRoom = room*15/100, room*13/100
 	}
-	templates := v.templateLines(tmplRoom)
-	problems := v.problemLines(listRoom)
+	templates := v.templateLines(tmplRoom, skip)
+	problems := v.problemLines(listRoom, skip)
 	if err := ctx.Err(); err != nil {
-		return Output{}, err
+		return Output{}, nil, err
 	}
 	most := logMaxErrorExcerpts
 	for {
-		out, over, picked, err := v.attempt(base, templates, problems, cands, most, room, marker)
+		out, xs, over, picked, err := v.attempt(base, templates, problems, cands, most, room, marker)
 		if err != nil {
-			return Output{}, err
+			return Output{}, nil, err
 		}
 		if err := ctx.Err(); err != nil {
-			return Output{}, err
+			return Output{}, nil, err
 		}
 		switch {
 		case !over:
-			return out, nil
+			return out, xs, nil
 		case picked > 0:
 			most = picked - 1
 		case len(problems) > 0:
@@ -784,9 +1174,30 @@ func (v *logView) render(ctx context.Context) (Output, error) {
 		default:
 			// Nothing of the log view fits: the plain view, which
 			// compacts its markers when it must.
-			return e.headTail(ctx, base)
+			out, err := e.headTail(ctx, base)
+			return out, nil, err
 		}
 	}
+}
+
+// shownTemplates returns the templates of at most logRareCount lines whose
+// every line the excerpts show whole.
+func (v *logView) shownTemplates(xs []excerpt) map[int]bool {
+	visible := func(n int64) bool {
+		for _, x := range xs {
+			if n >= x.first && n <= x.last() && !(n == x.first && x.cutStart) && !(n == x.last() && x.cutEnd) {
+				return true
+			}
+		}
+		return false
+	}
+	skip := map[int]bool{}
+	for _, c := range v.s.miner.Clusters() {
+		if c.Count <= logRareCount && visible(c.First) && visible(c.Last) {
+			skip[c.ID] = true
+		}
+	}
+	return skip
 }
 
 // attempt renders one layout: the prelude; a head and a tail; at most
@@ -794,12 +1205,15 @@ func (v *logView) render(ctx context.Context) (Output, error) {
 // room left. It trims head and tail until the view fits, and reports over
 // when it does not fit even without them, and how many error excerpts it
 // picked.
-func (v *logView) attempt(base layout, templates, problems []string, cands []logCand, most, room, marker int) (out Output, over bool, picked int, err error) {
+func (v *logView) attempt(base layout, templates, problems []string, cands []logCand, most, room, marker int) (out Output, xs []excerpt, over bool, picked int, err error) {
 	e := v.e
 	all := v.s.bySev[sevError] + v.s.bySev[sevWarn]
-	withSummary := len(problems) > 0 || len(cands) > 0
+	withSummary := len(problems) > 0 || all > 0
 	prelude := func(shown int64) []string {
 		p := append([]string(nil), templates...)
+		if len(v.intent) > 0 {
+			p = append(p, v.intentSummary(v.intent))
+		}
 		if withSummary {
 			p = append(p, v.problemSummary(shown))
 			p = append(p, problems...)
@@ -815,21 +1229,28 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 		left -= e.cost(p)
 	}
 	left = max(left, 0)
-	headRoom, tailRoom, errRoom := left*3/10, left*7/10, 0
-	if len(cands) > 0 && most > 0 {
-		headRoom, tailRoom, errRoom = left*15/100, left*35/100, left*50/100
+	// The head and the tail get their shares; the candidates get what
+	// they leave, and what the candidates leave grows the tail, then the
+	// head.
+	headRoom, tailRoom, withCands := left*3/10, left*7/10, len(cands) > 0 && most > 0
+	if withCands {
+		headRoom, tailRoom = left*8/100, left*15/100
 	}
 	head, hused, err := e.forward(0, v.size, headRoom)
 	if err != nil {
-		return Output{}, false, 0, err
+		return Output{}, nil, false, 0, err
 	}
 	tail, tused, err := e.backward(v.size, head.to, tailRoom)
 	if err != nil {
-		return Output{}, false, 0, err
+		return Output{}, nil, false, 0, err
+	}
+	errRoom := 0
+	if withCands {
+		errRoom = max(0, left-hused-tused)
 	}
 	xs, pused, err := v.pick(cands, []excerpt{head, tail}, errRoom, marker, most)
 	if err != nil {
-		return Output{}, false, 0, err
+		return Output{}, nil, false, 0, err
 	}
 	picks := len(xs)
 	sort.Slice(xs, func(i, j int) bool { return xs[i].from < xs[j].from })
@@ -841,7 +1262,7 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 		}
 		more, n, err := e.backward(tail.from, limit, spare)
 		if err != nil {
-			return Output{}, false, 0, err
+			return Output{}, nil, false, 0, err
 		}
 		if !more.empty() && !more.cutStart {
 			tail = appendExcerpt(more, tail)
@@ -855,7 +1276,7 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 		}
 		more, _, err := e.forward(head.to, limit, spare)
 		if err != nil {
-			return Output{}, false, 0, err
+			return Output{}, nil, false, 0, err
 		}
 		if !more.empty() && !more.cutEnd {
 			head = appendExcerpt(head, more)
@@ -865,21 +1286,21 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 	for {
 		l.excerpts, err = v.join(append(append([]excerpt{ends[0]}, xs...), ends[1]), marker)
 		if err != nil {
-			return Output{}, false, 0, err
+			return Output{}, nil, false, 0, err
 		}
 		if withSummary {
 			l.prelude = prelude(v.shownProblems(l.excerpts))
 		}
 		text, next, err := e.assemble(l, false)
 		if err != nil {
-			return Output{}, false, 0, err
+			return Output{}, nil, false, 0, err
 		}
 		out := Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}
 		if e.in.Counter.Count(text) <= e.in.Budget {
-			return out, false, picks, nil
+			return out, l.excerpts, false, picks, nil
 		}
 		if !trimLargest(ends, v.size) {
-			return out, true, picks, nil
+			return out, nil, true, picks, nil
 		}
 	}
 }

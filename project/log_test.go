@@ -197,7 +197,10 @@ func checkLogView(t *testing.T, input []byte, out Output, budget int) {
 		// A shown error or warning line keeps its timestamp.
 		orig := lines[n-1]
 		ll := classifyLogLine(orig, false)
-		if ll.hit.level >= sevWarn && ll.tsEnd > 0 && !strings.HasPrefix(m[2], "… ") && !strings.HasSuffix(m[2], " …") {
+		// (A line with a carriage return inside shows what follows it, as a
+		// terminal would.)
+		if ll.hit.level >= sevWarn && ll.tsEnd > 0 && !strings.HasPrefix(m[2], "… ") && !strings.HasSuffix(m[2], " …") &&
+			!bytes.Contains(bytes.TrimSuffix(orig, []byte{'\r'}), []byte{'\r'}) {
 			ts := string(orig[ll.tsStart:ll.tsEnd])
 			if !strings.Contains(m[2], ts) {
 				t.Errorf("line %d is shown without its timestamp %q: %q", n, ts, m[2])
@@ -235,6 +238,7 @@ func checkProblemsNamed(t *testing.T, input []byte, view string) {
 		t.Fatal(err)
 	}
 	m := drain.New(drain.Options{})
+	groups := newLogGroups()
 	firsts := map[int]int64{}
 	var order []int
 	sc := bufio.NewScanner(bytes.NewReader(input))
@@ -242,8 +246,9 @@ func checkProblemsNamed(t *testing.T, input []byte, view string) {
 	for n := int64(1); sc.Scan(); n++ {
 		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
 		line = line[:min(len(line), logLineCap)]
-		lv := classifyLogLine(line, f.keywords).hit.level
-		id := m.AddIn(uint8(lv), line, n)
+		hit := classifyLogLine(line, f.keywords).hit
+		lv := hit.level
+		id := m.AddIn(groups.of(hit), line, n)
 		if lv != sevError || id == drain.Other {
 			continue
 		}
@@ -256,7 +261,7 @@ func checkProblemsNamed(t *testing.T, input []byte, view string) {
 		n := firsts[id]
 		c := m.Cluster(id)
 		visible := regexp.MustCompile(`(?m)^ *` + regexp.QuoteMeta(commaInt(n)) + "\t").MatchString(view)
-		listed := strings.Contains(view, " "+showTemplate(c.Template)+" (")
+		listed := strings.Contains(view, " "+showTemplate(withStatus(c.Template, groups.codeOf(c.Group)))+" (")
 		if !visible && !listed {
 			t.Errorf("error line %d (template %q, ×%d) is neither shown nor listed", n, c.Template, c.Count)
 		}

@@ -104,6 +104,9 @@ type levelHit struct {
 	// spell is a pattern (RE2) that finds lines of this level written this
 	// way: `\bERROR\b`, `level=error\b`, `" 5[0-9][0-9] `.
 	spell string
+	// code is the status an access log line reports (404, 502), or 0:
+	// lines of one status share templates only among themselves.
+	code uint16
 }
 
 // levelOf finds the level of one line. tsEnd is where the line's timestamp
@@ -128,7 +131,7 @@ func levelOf(line []byte, tsStart, tsEnd int, keywords bool) levelHit {
 		case 'E', 'F':
 			l = sevError
 		}
-		return levelHit{l, "^" + string(line[0]) + `[0-9]{4} `}
+		return levelHit{level: l, spell: "^" + string(line[0]) + `[0-9]{4} `}
 	}
 	if h := statusLevel(line, tsEnd); h.level != sevNone {
 		return h
@@ -141,11 +144,11 @@ func levelOf(line []byte, tsStart, tsEnd int, keywords bool) levelHit {
 		case '#':
 			// Redis's most severe level: an error when it says so.
 			if h := keywordIn(rest[3:]); h.level == sevError {
-				return levelHit{sevError, `[0-9] # `}
+				return levelHit{level: sevError, spell: `[0-9] # `}
 			}
-			return levelHit{sevWarn, `[0-9] # `}
+			return levelHit{level: sevWarn, spell: `[0-9] # `}
 		case '*', '-', '.':
-			return levelHit{sevInfo, ""}
+			return levelHit{level: sevInfo, spell: ""}
 		}
 	}
 	// The first few words after the timestamp.
@@ -190,9 +193,9 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 	if first && !afterTS && len(tok) == 2 && tok[1] == ':' {
 		switch tok[0] {
 		case 'E':
-			return levelHit{sevError, "^E: "}
+			return levelHit{level: sevError, spell: "^E: "}
 		case 'W':
-			return levelHit{sevWarn, "^W: "}
+			return levelHit{level: sevWarn, spell: "^W: "}
 		}
 	}
 	if tok[0] == '[' || tok[0] == '<' || tok[0] == '(' {
@@ -206,7 +209,7 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 			if l == sevNone || colonWords[string(w)] {
 				return levelHit{}
 			}
-			return levelHit{l, logQuoteRE(string(tok[:k+1]))}
+			return levelHit{level: l, spell: logQuoteRE(string(tok[:k+1]))}
 		}
 		return levelHit{}
 	}
@@ -241,7 +244,7 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 			return levelHit{}
 		}
 	}
-	return levelHit{l, `\b` + string(w) + `\b`}
+	return levelHit{level: l, spell: `\b` + string(w) + `\b`}
 }
 
 // keywordIn finds the first word of line that says something failed or
@@ -261,7 +264,7 @@ func keywordIn(line []byte) levelHit {
 		if (i == 0 || bytes.IndexByte([]byte(" \t([{\"'"), line[i-1]) >= 0) &&
 			(j == len(line) || bytes.IndexByte([]byte(" \t:,.;)]}\"'!?"), line[j]) >= 0) {
 			if l := keywordLevel(line[i:j]); l != sevNone {
-				return levelHit{l, `(?i)(^|[\s(\[{"'])` + string(bytes.ToLower(line[i:j])) + `([\s:,.;)\]}"'!?]|$)`}
+				return levelHit{level: l, spell: `(?i)(^|[\s(\[{"'])` + string(bytes.ToLower(line[i:j])) + `([\s:,.;)\]}"'!?]|$)`}
 			}
 		}
 		i = j
@@ -294,7 +297,7 @@ func jsonLevel(line []byte) levelHit {
 			}
 			w := v[1 : 1+e]
 			l := levelWord(w)
-			return levelHit{l, logQuoteRE(string(head[i:i+len(key)])) + ` ?"` + logQuoteRE(string(w)) + `"`}
+			return levelHit{level: l, spell: logQuoteRE(string(head[i:i+len(key)])) + ` ?"` + logQuoteRE(string(w)) + `"`}
 		}
 		n := 0
 		k := 0
@@ -314,7 +317,7 @@ func jsonLevel(line []byte) levelHit {
 		default:
 			l = sevInfo
 		}
-		return levelHit{l, logQuoteRE(string(head[i:i+len(key)])) + " ?" + string(v[:k]) + `\b`}
+		return levelHit{level: l, spell: logQuoteRE(string(head[i:i+len(key)])) + " ?" + string(v[:k]) + `\b`}
 	}
 	return levelHit{}
 }
@@ -352,7 +355,7 @@ func keyValueLevel(line []byte) levelHit {
 		if q {
 			spell = string(key) + `"` + string(v[:k]) + `"`
 		}
-		return levelHit{l, spell}
+		return levelHit{level: l, spell: spell}
 	}
 	return levelHit{}
 }
@@ -369,7 +372,7 @@ func statusLevel(line []byte, tsEnd int) levelHit {
 		rest = rest[:2048]
 	}
 	if bytes.HasPrefix(rest, []byte(" code ")) && len(rest) > 10 && logDigit(rest[6]) && logDigit(rest[7]) && logDigit(rest[8]) && rest[9] == ',' {
-		return statusHit(rest[6], "code ", ",")
+		return statusHit(rest[6:9], "code ")
 	}
 	q := bytes.IndexByte(rest, '"')
 	if q < 0 || q > 4 {
@@ -381,19 +384,30 @@ func statusLevel(line []byte, tsEnd int) levelHit {
 	}
 	s := rest[q+1+e+1:]
 	if len(s) >= 4 && s[0] == ' ' && logDigit(s[1]) && logDigit(s[2]) && logDigit(s[3]) && (len(s) == 4 || s[4] == ' ') {
-		return statusHit(s[1], `" `, " ")
+		return statusHit(s[1:4], `" `)
 	}
 	return levelHit{}
 }
 
-func statusHit(first byte, pre, post string) levelHit {
-	switch first {
+// statusSpells are the patterns that find access log lines of status 4xx
+// and 5xx, by what the log writes around the status; made once, not per
+// line.
+var statusSpells = map[string][2]string{
+	`" `:    {logQuoteRE(`" `) + "4[0-9][0-9]" + logQuoteRE(" "), logQuoteRE(`" `) + "5[0-9][0-9]" + logQuoteRE(" ")},
+	"code ": {logQuoteRE("code ") + "4[0-9][0-9]" + logQuoteRE(","), logQuoteRE("code ") + "5[0-9][0-9]" + logQuoteRE(",")},
+}
+
+// statusHit classifies a status: its three digits, and what the log writes
+// before them (a key of statusSpells).
+func statusHit(digits []byte, pre string) levelHit {
+	code := uint16(digits[0]-'0')*100 + uint16(digits[1]-'0')*10 + uint16(digits[2]-'0')
+	switch digits[0] {
 	case '5':
-		return levelHit{sevError, logQuoteRE(pre) + "5[0-9][0-9]" + logQuoteRE(post)}
+		return levelHit{level: sevError, spell: statusSpells[pre][1], code: code}
 	case '4':
-		return levelHit{sevWarn, logQuoteRE(pre) + "4[0-9][0-9]" + logQuoteRE(post)}
+		return levelHit{level: sevWarn, spell: statusSpells[pre][0], code: code}
 	}
-	return levelHit{sevInfo, ""}
+	return levelHit{level: sevInfo, code: code}
 }
 
 func redisPrefix(b []byte) bool {

@@ -129,3 +129,32 @@ func splitLines(b []byte) [][]byte {
 	}
 	return out
 }
+
+// TestLogStatusCode checks that an access log line's status is found, so
+// that lines of different statuses keep to different templates.
+func TestLogStatusCode(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		code uint16
+	}{
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET /x HTTP/1.1" 404 153 "-" "curl/8"`, 404},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "POST /upload HTTP/1.1" 413 183 "-" "curl/8"`, 413},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET / HTTP/1.1" 200 612 "-" "curl/8"`, 200},
+		{`127.0.0.1 - - [29/Nov/2025 12:00:00] code 400, message Bad request version ('HTCPCP/1.0')`, 400},
+		{`127.0.0.1 - - [29/Nov/2025 12:00:00] "BREW /pot HTCPCP/1.0" 400 -`, 400},
+		{"2024-05-01T12:00:00Z ERROR request failed with 502", 0},
+	} {
+		if got := classifyLogLine([]byte(tt.line), false).hit.code; got != tt.code {
+			t.Errorf("%q: status %d, want %d", tt.line, got, tt.code)
+		}
+	}
+	g := newLogGroups()
+	a := g.of(levelHit{level: sevWarn, code: 404})
+	b := g.of(levelHit{level: sevWarn, code: 413})
+	if a == b || a == uint8(sevWarn) || g.of(levelHit{level: sevWarn, code: 404}) != a || g.levelOf(b) != sevWarn || g.codeOf(b) != 413 {
+		t.Errorf("groups: 404 → %d, 413 → %d (level %v, status %d)", a, b, g.levelOf(b), g.codeOf(b))
+	}
+	if g.of(levelHit{level: sevError}) != uint8(sevError) || g.find(levelHit{level: sevInfo, code: 200}) != uint8(sevInfo) {
+		t.Error("a line without a status, or of a status not seen, should keep to its level's group")
+	}
+}
