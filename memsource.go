@@ -2,8 +2,6 @@ package crumb
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/store"
@@ -92,8 +90,7 @@ func (h *headTail) bytes() []byte {
 // source returns the kept bytes as a projector's source.
 func (h *headTail) source() *memSource {
 	b := h.bytes()
-	sum := sha256.Sum256(b)
-	return &memSource{r: bytes.NewReader(b), info: store.Info{Digest: hex.EncodeToString(sum[:]), Size: int64(len(b))}}
+	return &memSource{r: bytes.NewReader(b), info: store.Info{Digest: store.Sum(b), Size: int64(len(b))}}
 }
 
 // memSource is an in-memory stand-in for a stored object.

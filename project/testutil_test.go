@@ -2,8 +2,6 @@ package project
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"testing"
 
 	"github.com/crumb-dev/crumb/store"
@@ -20,8 +18,7 @@ type memSource struct {
 func (m *memSource) Info() store.Info { return m.info }
 
 func newMemSource(b []byte) *memSource {
-	sum := sha256.Sum256(b)
-	info := store.Info{Digest: hex.EncodeToString(sum[:]), Size: int64(len(b))}
+	info := store.Info{Digest: store.Sum(b), Size: int64(len(b))}
 	info.Ref = store.RefOf(info.Digest)
 	var nl int64
 	for off := 0; off < len(b); off += store.ChunkSize {
