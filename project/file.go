@@ -1,7 +1,6 @@
 package project
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -237,14 +236,13 @@ func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
 		return []excerpt{head, tail}, nil
 	}
 	var xs []excerpt
-	pos := int64(0)
-	first, err := e.doc.LineStart(f.regions[0][0])
+	first, err := e.doc.LineStart(f.regions[0].from)
 	if err != nil {
 		return nil, err
 	}
 	if first > 0 {
 		headRoom := int(float64(room) * focusHeadShare)
-		limit, err := e.doc.LineStart(min(focusHeadLines+1, f.regions[0][0]))
+		limit, err := e.doc.LineStart(min(focusHeadLines+1, f.regions[0].from))
 		if err != nil {
 			return nil, err
 		}
@@ -254,41 +252,145 @@ func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
 		}
 		xs = append(xs, head)
 		room -= used
-		pos = head.to
 	}
+	// The minor regions (the heads of other matches, the lines that
+	// enclose one) first, each within a bounded share; then the major ones,
+	// in line order, with what is left.
+	nMinor, nMajor := 0, 0
 	for _, r := range f.regions {
-		from, err := e.doc.LineStart(r[0])
-		if err != nil {
-			return nil, err
+		if r.minor {
+			nMinor++
+		} else {
+			nMajor++
 		}
-		to, err := e.doc.LineStart(min(r[1]+1, e.total+1))
-		if err != nil {
-			return nil, err
+	}
+	minorRoom := room
+	if nMajor > 0 && nMinor > 0 {
+		minorRoom = int(float64(room) * min(focusMinorShare, 0.5/float64(nMinor)))
+	}
+	type placed struct {
+		r    focusRegion
+		x    excerpt
+		used int
+	}
+	var done []placed
+	for _, minor := range []bool{true, false} {
+		for _, r := range f.regions {
+			if r.minor != minor || room <= 0 {
+				continue
+			}
+			x, used, err := v.regionExcerpt(r, min(room, minorRoom))
+			if err != nil {
+				return nil, err
+			}
+			if x.empty() {
+				continue
+			}
+			done = append(done, placed{r, x, used})
+			room -= used
 		}
-		from = max(from, pos)
-		if from >= to || room <= 0 {
+		minorRoom = room
+	}
+	// What the major regions left goes to the minor ones: first to show
+	// those cut short to their end, then to show whole the definitions
+	// they show the heads of, when that fits.
+	sort.Slice(done, func(i, j int) bool { return done[i].x.from < done[j].x.from })
+	for _, wholeDefs := range []bool{false, true} {
+		for i := range done {
+			p := &done[i]
+			short := p.x.cutEnd || p.x.last() < p.r.to
+			if !p.r.minor || room <= 0 || short == wholeDefs || wholeDefs && p.r.whole <= p.r.to {
+				continue
+			}
+			r := p.r
+			if wholeDefs {
+				if i+1 < len(done) && done[i+1].x.first <= r.whole {
+					continue // another region shows a part of it
+				}
+				r.to = r.whole
+			}
+			x, used, err := v.regionExcerpt(r, room+p.used)
+			if err != nil {
+				return nil, err
+			}
+			if wholeDefs && (x.cutEnd || x.last() < r.to) || x.to <= p.x.to {
+				continue
+			}
+			room -= used - p.used
+			p.x, p.used = x, used
+		}
+	}
+	for _, p := range done {
+		xs = append(xs, p.x)
+	}
+	sort.Slice(xs, func(i, j int) bool { return xs[i].from < xs[j].from })
+	return xs, nil
+}
+
+// regionExcerpt cuts the excerpt of one focus region within room tokens.
+func (v *fileView) regionExcerpt(r focusRegion, room int) (excerpt, int, error) {
+	e := v.e
+	from, err := e.doc.LineStart(r.from)
+	if err != nil {
+		return excerpt{}, 0, err
+	}
+	to, err := e.doc.LineStart(min(r.to+1, e.total+1))
+	if err != nil {
+		return excerpt{}, 0, err
+	}
+	if from >= to {
+		return excerpt{}, 0, nil
+	}
+	return e.forward(from, to, room)
+}
+
+// focusMinorShare bounds the part of the room one minor focus region may
+// take when a major one is shown too.
+const focusMinorShare = 0.2
+
+// focusRegion is a range of stored lines (inclusive) a focus shows. A minor
+// region (the head of another match, a line that encloses the focus) gets a
+// bounded share of the room before the major ones.
+type focusRegion struct {
+	from, to int64
+	minor    bool
+	// whole, when past to, is the last line of the whole definition a
+	// minor region shows the head of: shown whole if the room allows.
+	whole int64
+}
+
+// normRegions sorts regions and merges those that overlap, or touch and are
+// both minor or both major; a merged region is minor only when both were.
+func normRegions(rs []focusRegion) []focusRegion {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].from != rs[j].from {
+			return rs[i].from < rs[j].from
+		}
+		return rs[i].to > rs[j].to
+	})
+	var out []focusRegion
+	for _, r := range rs {
+		if r.from > r.to {
 			continue
 		}
-		x, used, err := e.forward(from, to, room)
-		if err != nil {
-			return nil, err
+		if n := len(out); n > 0 && (r.from <= out[n-1].to || r.from == out[n-1].to+1 && r.minor == out[n-1].minor) {
+			o := &out[n-1]
+			o.to = max(o.to, r.to)
+			o.minor = o.minor && r.minor
+			o.whole = max(o.whole, r.whole)
+			continue
 		}
-		if x.empty() {
-			break
-		}
-		xs = append(xs, x)
-		room -= used
-		pos = x.to
+		out = append(out, r)
 	}
-	return xs, nil
+	return out
 }
 
 // focusPlan is where a view centres, from what the read asked for.
 type focusPlan struct {
 	// note tells the model what was asked and what the view shows for it.
 	note string
-	// regions are stored line ranges (inclusive, sorted, disjoint) to show.
-	regions [][2]int64
+	// regions are the stored line ranges to show (sorted, disjoint).
+	regions []focusRegion
 	// near is the definition the view centres on, if any: the outline
 	// favours its relatives.
 	near *srcDef
@@ -306,7 +408,16 @@ func (f *focusPlan) boost() func(*srcDef) int {
 			typ = f.near.alt[:i]
 		}
 	}
-	at := f.regions[0][0]
+	at := f.regions[0].from
+	for _, r := range f.regions {
+		if !r.minor {
+			at = r.from
+			break
+		}
+	}
+	if f.near != nil {
+		at = f.near.line
+	}
 	return func(d *srcDef) int {
 		b := 0
 		if typ != "" && (d.name == typ || strings.HasPrefix(d.alt, typ+".")) {
@@ -336,9 +447,9 @@ func (v *fileView) focus(ctx context.Context) (*focusPlan, error) {
 	return nil, nil
 }
 
-// context widens a region by focusContext lines each side.
-func (v *fileView) context(a, b int64) [2]int64 {
-	return [2]int64{max(1, a-focusContext), min(v.e.total, b+focusContext)}
+// context widens a region by n lines each side.
+func (v *fileView) context(a, b, n int64) focusRegion {
+	return focusRegion{from: max(1, a-n), to: min(v.e.total, b+n)}
 }
 
 func (v *fileView) focusRange() *focusPlan {
@@ -367,7 +478,7 @@ func (v *fileView) focusRange() *focusPlan {
 	}
 	return &focusPlan{
 		note:    fmt.Sprintf("[focus: %s, as the read asked]", linesText(from, to)),
-		regions: [][2]int64{v.context(from, to)},
+		regions: []focusRegion{v.context(from, to, focusContext)},
 	}
 }
 
@@ -379,12 +490,12 @@ func linesText(a, b int64) string {
 }
 
 // bestDef returns the definition that scores highest (the more important,
-// then the earlier, of equals) and the lines of up to 8 others that score as
-// high. A score of 0 or less is no match.
-func (v *fileView) bestDef(ctx context.Context, score func(*srcDef) int) (*srcDef, []int64, error) {
+// then the earlier, of equals) and up to 8 others that score as high, in
+// line order. A score of 0 or less is no match.
+func (v *fileView) bestDef(ctx context.Context, score func(*srcDef) int) (*srcDef, []*srcDef, error) {
 	var best *srcDef
 	bestScore := 0
-	var others []int64
+	var others []*srcDef
 	err := v.defs.each(ctx, func(d *srcDef) {
 		s := score(d)
 		if s <= 0 {
@@ -395,17 +506,17 @@ func (v *fileView) bestDef(ctx context.Context, score func(*srcDef) int) (*srcDe
 			best, bestScore, others = d, s, others[:0]
 		case s == bestScore && d.score > best.score:
 			if len(others) < 8 {
-				others = append(others, best.line)
+				others = append(others, best)
 			}
 			best = d
 		case s == bestScore && len(others) < 8:
-			others = append(others, d.line)
+			others = append(others, d)
 		}
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	sort.Slice(others, func(i, j int) bool { return others[i] < others[j] })
+	sort.Slice(others, func(i, j int) bool { return others[i].line < others[j].line })
 	return best, others, nil
 }
 
@@ -430,10 +541,22 @@ func (v *fileView) focusSymbol(ctx context.Context) (*focusPlan, error) {
 		return &focusPlan{note: fmt.Sprintf("[the read asked for symbol %s: no definition by that name; showing the head and the tail]", strconv.Quote(fileClip(v.args.symbol, 60)))}, nil
 	}
 	note := fmt.Sprintf("[focus: %s (%s), the definition of %s the read asked for", fileClip(best.text, 80), linesText(best.line, max(best.end, best.line)), fileClip(v.args.symbol, 60))
+	f := &focusPlan{regions: []focusRegion{v.context(best.start, max(best.end, best.line), focusContext)}, near: best}
 	if len(others) > 0 {
-		note += "; others by that name at " + linesList(others)
+		// The others by that name (overloads, declarations and their
+		// implementations) are shown by their heads.
+		lines := make([]int64, len(others))
+		for i, d := range others {
+			lines[i] = d.line
+			if i < maxIntentDefs-1 {
+				f.regions = append(f.regions, v.defHead(d))
+			}
+		}
+		note += "; others by that name at " + linesList(lines)
 	}
-	return &focusPlan{note: note + "]", regions: [][2]int64{v.context(best.start, max(best.end, best.line))}, near: best}, nil
+	f.note = note + "]"
+	f.regions = normRegions(f.regions)
+	return f, nil
 }
 
 // normalizeSymbol turns "(*Server).Serve", "Server::serve" or "Server#serve"
@@ -507,11 +630,24 @@ func (v *fileView) focusPatternOf(ctx context.Context, pattern, asked string) (*
 	if count == 0 {
 		return &focusPlan{note: fmt.Sprintf("[the read asked for %s: no line matches; showing the head and the tail]", asked)}, nil
 	}
-	var regions [][2]int64
+	heads, err := v.defsAt(ctx, hits)
+	if err != nil {
+		return nil, err
+	}
+	var regions []focusRegion
 	for _, h := range hits {
-		r := v.context(h, h)
-		if n := len(regions); n > 0 && r[0] <= regions[n-1][1]+1 {
-			regions[n-1][1] = r[1]
+		r := v.context(h, h, focusContext)
+		if d := heads[h]; d != nil {
+			// A match on a definition's first line brings the definition:
+			// whole when short, else its head.
+			end := max(d.end, d.line)
+			r = focusRegion{from: d.start, to: min(end, d.line+2*defHeadAfter)}
+			if end-d.start < maxIntentSection {
+				r.to = end
+			}
+		}
+		if n := len(regions); n > 0 && r.from <= regions[n-1].to+1 {
+			regions[n-1].to = max(regions[n-1].to, r.to)
 			continue
 		}
 		if len(regions) == maxFocusWindows {
@@ -525,89 +661,27 @@ func (v *fileView) focusPatternOf(ctx context.Context, pattern, asked string) (*
 	}, nil
 }
 
+// defsAt maps each of the given lines (sorted) that is the first line of a
+// definition, or of its doc comment, to the innermost such definition.
+func (v *fileView) defsAt(ctx context.Context, lines []int64) (map[int64]*srcDef, error) {
+	out := map[int64]*srcDef{}
+	if v.defs.lang == nil || len(lines) == 0 {
+		return out, nil
+	}
+	err := v.defs.each(ctx, func(d *srcDef) {
+		i := sort.Search(len(lines), func(i int) bool { return lines[i] >= d.start })
+		for ; i < len(lines) && lines[i] <= d.line; i++ {
+			out[lines[i]] = d
+		}
+	})
+	return out, err
+}
+
 func matchesText(n int) string {
 	if n == 1 {
 		return "1 match"
 	}
 	return textfmt.Int(int64(n)) + " matches"
-}
-
-// maxIntentSection is the longest definition a line that matches an intent
-// brings whole into view; a longer one is shown around the line.
-const maxIntentSection = 80
-
-// focusIntent centres the view on what best matches the intent's words: the
-// definition whose name holds the most of them, or the line that holds more
-// of them than any name does (with the definition around it when short).
-func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
-	words := intentWords(v.args.intent)
-	asked := "intent " + strconv.Quote(fileClip(v.args.intent, 60))
-	if len(words) == 0 {
-		return nil, nil
-	}
-	var best *srcDef
-	bestN := 0
-	if v.defs.lang != nil {
-		var err error
-		best, _, err = v.bestDef(ctx, func(d *srcDef) int {
-			score, _ := intentScore(strings.ToLower(d.name+" "+d.alt), words)
-			if score == 0 {
-				return 0
-			}
-			text, _ := intentScore(strings.ToLower(d.text), words)
-			return score*4 + text
-		})
-		if err != nil {
-			return nil, err
-		}
-		if best != nil {
-			_, bestN = intentScore(strings.ToLower(best.name+" "+best.alt), words)
-		}
-	}
-	// The line that holds the most of the words, the first of equals.
-	s := newLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
-	var line int64
-	lineScore, lineN := 0, 0
-	var low []byte
-	for s.Scan() {
-		low = bytes.ToLower(append(low[:0], s.text...))
-		if score, n := intentScore(string(low), words); n > lineN || n == lineN && score > lineScore {
-			line, lineScore, lineN = s.line, score, n
-		}
-	}
-	if err := s.Err(); err != nil {
-		return nil, err
-	}
-	if best != nil && bestN >= lineN {
-		return &focusPlan{
-			note:    fmt.Sprintf("[focus: %s (%s), the definition that best matches the %s]", fileClip(best.text, 80), linesText(best.line, max(best.end, best.line)), asked),
-			regions: [][2]int64{v.context(best.start, max(best.end, best.line))},
-			near:    best,
-		}, nil
-	}
-	if lineN < min(2, len(words)) {
-		return &focusPlan{note: fmt.Sprintf("[the read's %s matches no definition or line; showing the head and the tail]", asked)}, nil
-	}
-	// The innermost definition around the line, when it is short.
-	var around *srcDef
-	if err := v.defs.each(ctx, func(d *srcDef) {
-		if d.line <= line && (around == nil || d.line >= around.line) {
-			around = d
-		}
-	}); err != nil {
-		return nil, err
-	}
-	if around != nil && around.end >= line && around.end-around.start < maxIntentSection {
-		return &focusPlan{
-			note:    fmt.Sprintf("[focus: line %s, the line that best matches the %s, in %s (%s)]", textfmt.Int(line), asked, fileClip(around.text, 80), linesText(around.line, around.end)),
-			regions: [][2]int64{v.context(around.start, around.end)},
-			near:    around,
-		}, nil
-	}
-	return &focusPlan{
-		note:    fmt.Sprintf("[focus: line %s, the line that best matches the %s]", textfmt.Int(line), asked),
-		regions: [][2]int64{{max(1, line-5), min(v.e.total, line+10)}},
-	}, nil
 }
 
 // fileArgs is what a read's arguments say about the file and what the read

@@ -141,28 +141,42 @@ func checkViewBasics(t *testing.T, in *Input, out Output, followPages bool) {
 	}
 }
 
-// outlineEntry is one line of an outline: "  3290 func (s *Server) ...".
-var outlineEntry = regexp.MustCompile(`^  +(\d+) (.*)$`)
+// outlineEntry is one line of an outline: "  3290 func (s *Server) ...", or,
+// in a view of lines a tool numbered, the line as the tool printed it:
+// "  4307\tfunc goschedImpl(...) {".
+var outlineEntry = regexp.MustCompile(`^ *(\d+)[ \t](.*)$`)
+
+// outlineCount reads how many entries an outline heading announces.
+var outlineCount = regexp.MustCompile(`^\[outline of the omitted lines[^:]*: (\d+) (of \d+ )?(definitions|headings)`)
+
+// splitOutline returns the outline entries of a view (line number as shown,
+// and text) and the view without them.
+func splitOutline(view string) (map[int64]string, string) {
+	out := map[int64]string{}
+	var rest []string
+	left := 0
+	for _, l := range strings.Split(view, "\n") {
+		if m := outlineCount.FindStringSubmatch(l); m != nil {
+			left, _ = strconv.Atoi(m[1])
+			rest = append(rest, l)
+			continue
+		}
+		if left > 0 {
+			left--
+			if m := outlineEntry.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.ParseInt(m[1], 10, 64)
+				out[n] = strings.TrimSpace(m[2])
+				continue
+			}
+		}
+		rest = append(rest, l)
+	}
+	return out, strings.Join(rest, "\n")
+}
 
 // viewOutline returns the outline entries of a view: line number and text.
 func viewOutline(view string) map[int64]string {
-	out := map[int64]string{}
-	in := false
-	for _, l := range strings.Split(view, "\n") {
-		if strings.HasPrefix(l, "[outline of the omitted lines") {
-			in = true
-			continue
-		}
-		if !in {
-			continue
-		}
-		m := outlineEntry.FindStringSubmatch(l)
-		if m == nil {
-			break
-		}
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		out[n] = strings.TrimSpace(m[2])
-	}
+	out, _ := splitOutline(view)
 	return out
 }
 
@@ -191,9 +205,15 @@ func fileLines(b []byte) []string {
 func checkOutlineTrue(t *testing.T, src []byte, view string, strip bool) map[int64]string {
 	t.Helper()
 	lines := fileLines(src)
-	entries := viewOutline(view)
-	shown := shownNumbered(view)
-	for n, text := range entries {
+	entries, rest := splitOutline(view)
+	shown := shownNumbered(rest)
+	first := int64(1)
+	if strip && len(lines) > 0 {
+		first, _, _ = lineNumberPrefix([]byte(lines[0]))
+	}
+	for num, text := range entries {
+		// A numbered view's entries carry the tool's numbers.
+		n := num - first + 1
 		if n < 1 || n > int64(len(lines)) {
 			t.Errorf("outline names line %d of %d", n, len(lines))
 			continue
@@ -223,8 +243,11 @@ func checkOutlineTrue(t *testing.T, src []byte, view string, strip bool) map[int
 		if !strings.Contains(line, name) {
 			t.Errorf("outline entry %d %q: line %d is %q, which does not hold %q", n, text, n, line, name)
 		}
-		if _, ok := shown[n]; ok {
-			t.Errorf("outline entry %d %q names a line the view shows", n, text)
+		if _, ok := shown[num]; ok {
+			t.Errorf("outline entry %d %q names a line the view shows", num, text)
+		}
+		if got := strings.TrimSuffix(text, "…"); strip && !strings.HasPrefix(strings.TrimSpace(line), got) {
+			t.Errorf("outline entry %d %q is not the line as the tool printed it: %q", num, text, lines[n-1])
 		}
 	}
 	return entries
@@ -299,6 +322,26 @@ var fileGoldenCases = []struct {
 	{name: "heading-intent", fixture: "md-node-http",
 		args:  `{"path": "http.md", "intent": "maxHeaderSize option"}`,
 		check: checkNote("focus: ")},
+	{name: "view", fixture: "yaml-gojq-tests", check: checkNote("shown: lines 1-")},
+	{name: "intent-block", fixture: "yaml-gojq-tests",
+		args:  `{"path": "gojq/cli/test.yaml", "intent": "the exit code when --indent is given without an argument"}`,
+		check: checkFocusBlock},
+	{name: "intent-long-block", fixture: "yaml-gojq-tests",
+		args:  `{"path": "gojq/cli/test.yaml", "intent": "the tab option"}`,
+		check: checkFocusBlock},
+	{name: "intent-nested", fixture: "yaml-gojq-tests",
+		args:  `{"path": "gojq/cli/test.yaml", "intent": "the error message: expected argument for flag indent"}`,
+		check: checkFocusBlock},
+	{name: "view", fixture: "ts-zod-schemas", check: checkHasOutline("TypeScript")},
+	{name: "symbol-twice", fixture: "ts-zod-schemas",
+		args:  `{"path": "schemas.d.ts", "symbol": "ZodDiscriminatedUnion"}`,
+		check: checkShownAll("export declare const ZodDiscriminatedUnion: core.$constructor<ZodDiscriminatedUnion>;", "export interface ZodDiscriminatedUnion<")},
+	{name: "intent-several", fixture: "ts-zod-schemas",
+		args:  `{"path": "schemas.d.ts", "intent": "how a discriminated union is declared"}`,
+		check: checkShownAll("export declare const ZodDiscriminatedUnion:", "export interface ZodDiscriminatedUnion<", "export declare function discriminatedUnion<")},
+	{name: "pattern-def", fixture: "py-argparse",
+		args:  `{"path": "/usr/lib/python3.11/argparse.py", "pattern": "def _get_values"}`,
+		check: checkPatternDefWhole("def _get_values(")},
 }
 
 func TestGoldenFile(t *testing.T) {
@@ -591,6 +634,114 @@ func checkFocusText(text string) func(t *testing.T, src []byte, out Output, view
 	}
 }
 
+// checkShownAll checks that, for each prefix, the first line that starts
+// with it (after its indentation) is shown as it is.
+func checkShownAll(prefixes ...string) func(t *testing.T, src []byte, out Output, view string) {
+	return func(t *testing.T, src []byte, out Output, view string) {
+		t.Helper()
+		lines := fileLines(src)
+		shown := shownNumbered(view)
+	next:
+		for _, p := range prefixes {
+			for i, l := range lines {
+				if strings.HasPrefix(strings.TrimSpace(l), p) {
+					if got, ok := shown[int64(i+1)]; !ok || got != l {
+						t.Errorf("line %d %.60q is not shown", i+1, l)
+					}
+					continue next
+				}
+			}
+			t.Fatalf("no line starts with %q in the fixture", p)
+		}
+	}
+}
+
+// indentOf measures a line's indentation as the projector does: a tab
+// counts 4.
+func indentOf(l string) int {
+	n := 0
+	for _, c := range l {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return -1 // blank
+}
+
+// checkFocusBlock checks a view centred on a line of an indented file: the
+// line and the block it opens are shown whole, and so is every line that
+// encloses it (the nearest line above indented less, level by level).
+func checkFocusBlock(t *testing.T, src []byte, out Output, view string) {
+	t.Helper()
+	m := regexp.MustCompile(`\[focus: line ([\d,]+),`).FindStringSubmatch(view)
+	if m == nil {
+		t.Fatalf("no focus on a line:\n%.300s", view)
+	}
+	n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	lines := fileLines(src)
+	shown := shownNumbered(view)
+	want := []int{n}
+	ind := indentOf(lines[n-1])
+	for i := n; i < len(lines); i++ {
+		in := indentOf(lines[i])
+		if in >= 0 && in <= ind {
+			break
+		}
+		if in >= 0 {
+			want = append(want, i+1)
+		}
+	}
+	for i, limit := n-1, ind; i >= 1 && limit > 0; i-- {
+		if in := indentOf(lines[i-1]); in >= 0 && in < limit && !strings.HasPrefix(strings.TrimSpace(lines[i-1]), "#") {
+			want = append(want, i)
+			limit = in
+		}
+	}
+	for _, w := range want {
+		if got, ok := shown[int64(w)]; !ok || got != lines[w-1] {
+			t.Errorf("line %d %q, of the focus line %d's block or its parents, is not shown", w, lines[w-1], n)
+		}
+	}
+}
+
+// checkPatternDefWhole checks that a pattern that matches a definition's
+// first line shows the definition whole (a Python one: to the last line
+// indented more deeply).
+func checkPatternDefWhole(prefix string) func(t *testing.T, src []byte, out Output, view string) {
+	return func(t *testing.T, src []byte, out Output, view string) {
+		t.Helper()
+		lines := fileLines(src)
+		shown := shownNumbered(view)
+		for i, l := range lines {
+			if !strings.HasPrefix(strings.TrimSpace(l), prefix) {
+				continue
+			}
+			ind, last := indentOf(l), i
+			for j := i + 1; j < len(lines); j++ {
+				in := indentOf(lines[j])
+				if in >= 0 && in <= ind {
+					break
+				}
+				if in >= 0 {
+					last = j
+				}
+			}
+			for j := i; j <= last; j++ {
+				if got, ok := shown[int64(j+1)]; !ok || got != lines[j] {
+					t.Errorf("line %d of the definition at line %d (to line %d) is not shown", j+1, i+1, last+1)
+				}
+			}
+			return
+		}
+		t.Fatalf("no line starts with %q", prefix)
+	}
+}
+
 func checkNote(s string) func(t *testing.T, src []byte, out Output, view string) {
 	return func(t *testing.T, src []byte, out Output, view string) {
 		t.Helper()
@@ -802,6 +953,15 @@ func BenchmarkFileProject(b *testing.B) {
 	fx := loadFDFixture(b, "file", "go-server")
 	data := bytes.Repeat(fx.output, (100<<20)/len(fx.output)+1)
 	benchProject(b, KindFile, data, fx.Args)
+}
+
+// BenchmarkFileProjectIntent projects the same 100 MB source for a read
+// with an intent: one pass to weigh the words, one over the definitions,
+// and the few best read again.
+func BenchmarkFileProjectIntent(b *testing.B) {
+	fx := loadFDFixture(b, "file", "go-server")
+	data := bytes.Repeat(fx.output, (100<<20)/len(fx.output)+1)
+	benchProject(b, KindFile, data, json.RawMessage(`{"path": "server.go", "intent": "how idle connections are closed on shutdown"}`))
 }
 
 // BenchmarkFileProjectParsed projects an 8 MB Go file, the largest that is

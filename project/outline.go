@@ -28,6 +28,10 @@ type srcDef struct {
 	name  string // its name, for symbol and intent matching
 	alt   string // a qualified name it also answers to ("Server.Serve")
 	text  string // its signature or heading, as the outline shows it
+	// printed is its line as a tool printed it, number included, when the
+	// tool numbered the lines: what the outline shows instead of text, so
+	// that the entry reads as the agent saw the line.
+	printed string
 }
 
 // lang describes how definitions are found in one language.
@@ -582,6 +586,9 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 				closeTo(indent, lastCode)
 			}
 			d := &srcDef{line: line, start: line, name: h.name, alt: h.alt, text: h.text, score: h.score}
+			if f.strip {
+				d.printed = f.printedLine(s.text, s.cut)
+			}
 			if docStart > 0 {
 				d.start = docStart
 			}
@@ -605,6 +612,28 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 	}
 	closeTo(-1, last)
 	return nil
+}
+
+// printedLine renders a line as a tool printed it, its number included,
+// bounded like a signature.
+func (f *defFinder) printedLine(raw []byte, cut bool) string {
+	_, rest, _ := lineNumberPrefix(raw)
+	prefix := raw[:len(raw)-len(rest)]
+	rest = bytes.TrimRight(rest, " \t\r")
+	if utf8.RuneCount(rest) > maxDefText {
+		n, i := 0, 0
+		for i < len(rest) && n < maxDefText {
+			_, size := utf8.DecodeRune(rest[i:])
+			i += size
+			n++
+		}
+		rest, cut = rest[:i], true
+	}
+	s := f.in.Line(append(append([]byte(nil), prefix...), rest...), cut)
+	if cut {
+		s += "…"
+	}
+	return s
 }
 
 // closes reports whether a line ends a block: "}" for brace languages, "end"

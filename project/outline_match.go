@@ -206,13 +206,14 @@ var jsKeywords = map[string]bool{
 
 func matchJS(t []byte, indent int) (defHit, bool) {
 	s := t
-	exported := false
+	exported, declared := false, false
 	for again := true; again; {
 		again = false
 		for _, w := range []string{"export", "default", "declare", "abstract", "async", "public", "private", "protected", "static", "readonly", "override"} {
 			if r, ok := cutWord(s, w); ok {
 				s, again = r, true
 				exported = exported || w == "export"
+				declared = declared || w == "declare"
 			}
 		}
 	}
@@ -253,6 +254,11 @@ func matchJS(t []byte, indent int) (defHit, bool) {
 			h.name = identAt(r)
 			if h.name == "" {
 				return defHit{}, false
+			}
+			if declared && bytes.HasPrefix(bytes.TrimLeft(r[len(h.name):], " "), []byte(":")) {
+				// A declaration file's "declare const Name: Type".
+				h.score = 4 + bonus
+				break
 			}
 			eq := bytes.Index(r, []byte("= "))
 			if eq < 0 {

@@ -140,11 +140,17 @@ func (e *excerptor) renderOutline(o *outline, lg *srcLang, grep string, room int
 	}
 	width := len(strconv.FormatInt(maxLine, 10))
 	entry := func(d *srcDef) string {
+		if d.printed != "" {
+			return d.printed
+		}
 		num := strconv.FormatInt(d.line, 10)
 		return "  " + strings.Repeat(" ", width-len(num)) + num + " " + strings.Repeat("  ", min(d.depth, 3)) + d.text
 	}
 	// The heading, with the largest numbers it could hold.
 	worst := &srcDef{line: maxLine, end: e.total}
+	if len(cands) > 0 {
+		worst.printed = cands[0].d.printed
+	}
 	used := e.cost(e.outlineHeading(lg, grep, o.total, o.total, worst, o.total > 1))
 	var chosen []*srcDef
 	for _, r := range cands {
@@ -179,7 +185,11 @@ func (e *excerptor) outlineHeading(lg *srcLang, grep string, n, total int, ex *s
 		what = "headings"
 	}
 	var b strings.Builder
-	b.WriteString("[outline of the omitted lines: ")
+	b.WriteString("[outline of the omitted lines")
+	if ex.printed != "" {
+		b.WriteString(", as the tool printed them")
+	}
+	b.WriteString(": ")
 	if n < total {
 		b.WriteString(strconv.Itoa(n) + " of " + strconv.Itoa(total) + " " + what + ", the least important left out")
 	} else {
@@ -187,7 +197,11 @@ func (e *excerptor) outlineHeading(lg *srcLang, grep string, n, total int, ex *s
 	}
 	if e.in.Ref != "" {
 		span := recall.Span{From: ex.line, To: max(ex.end, ex.line)}
-		b.WriteString("; read one: " + e.in.Hint(recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &span}))
+		b.WriteString("; read one")
+		if ex.printed != "" {
+			b.WriteString(" (stored lines)")
+		}
+		b.WriteString(": " + e.in.Hint(recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &span}))
 		if partial {
 			b.WriteString("; list them all: " + e.in.Hint(recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Grep: &recall.GrepSpec{Pattern: grep}}))
 		}
