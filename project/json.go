@@ -23,21 +23,25 @@ func init() {
 // shape of its arrays of objects (keys, types, lengths, example values, as
 // jq paths), and the reads that fetch exactly one part (crumb read REF
 // --pointer /items/3, or --jq '.items[] | select(.status == "failed")').
-// A document that fits the budget is shown whole, as it is. Base64 data
-// inside it is stored apart and shown as a reference to its bytes.
+// A document that fits the budget is shown whole, as it is, or else
+// without the white space between its tokens when that fits. When the call
+// carries an intent (see intentOf), the parts whose keys and values match
+// its words come first, the best first, each with its pointer and as the
+// document writes it (see json_intent.go). Base64 data inside it is stored
+// apart and shown as a reference to its bytes.
 //
 // The document is read once by a byte-level scanner with bounded state;
 // only the parts shown are decoded. A document that is not valid JSON is
 // shown as text, with the place of the error named.
 func projectJSON(ctx context.Context, in *Input) (Output, error) {
-	p, err := scanJSON(ctx, in.Source, in.Source.Size())
+	p, err := scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(intentOf(in.Args)))
 	if err != nil {
 		return Output{}, err
 	}
 	if p.syntax != nil {
 		return jsonInvalid(ctx, in, p.syntax)
 	}
-	v := &jsonView{ctx: ctx, in: in, p: p, assetNotes: map[int64]string{}}
+	v := &jsonView{ctx: ctx, in: in, p: p, assetNotes: map[int64]string{}, hits: p.hits()}
 	if v.lines, err = in.Doc().Lines(); err != nil {
 		return Output{}, err
 	}
@@ -109,10 +113,89 @@ func (v *jsonView) whole() (Output, bool, error) {
 		b.WriteString(v.in.Line(l, false))
 	}
 	text := b.String()
+	if v.in.Counter.Count(text) <= v.in.Budget {
+		return Output{Text: text, Complete: v.in.StoreError == ""}, true, nil
+	}
+	// The white space between tokens carries nothing: without it, the
+	// document may still fit, every value shown as it is written.
+	compact := compactValues(buf)
+	if compactLen(compact) >= len(bytes.TrimSpace(buf)) {
+		return Output{}, false, nil
+	}
+	b.Reset()
+	b.WriteString("[crumb json: " + v.facts() + "; shown whole without the white space between its tokens, one value a line")
+	if v.in.Ref != "" {
+		raw := recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Lines: &recall.Span{From: 1, To: max(v.lines, 1)}}
+		b.WriteString("; as it is written: " + v.in.hint(raw))
+	}
+	b.WriteString("]")
+	for _, l := range compact {
+		b.WriteByte('\n')
+		b.WriteString(v.in.Line(l, false))
+	}
+	text = b.String()
 	if v.in.Counter.Count(text) > v.in.Budget {
 		return Output{}, false, nil
 	}
-	return Output{Text: text, Complete: v.in.StoreError == ""}, true, nil
+	return Output{Text: text}, true, nil
+}
+
+// compactValues writes each top-level value of a valid JSON document on a
+// line of its own, without the white space between its tokens.
+func compactValues(doc []byte) [][]byte {
+	var out [][]byte
+	var cur []byte
+	in, depth := false, 0
+	for i := 0; i < len(doc); i++ {
+		c := doc[i]
+		switch {
+		case in && c == '\\' && i+1 < len(doc):
+			cur = append(cur, c, doc[i+1])
+			i++
+			continue
+		case c == '"':
+			if !in && depth == 0 && len(cur) > 0 {
+				out = append(out, cur) // a scalar ends where a string starts
+				cur = nil
+			}
+			in = !in
+		case in:
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			// A scalar at the top level ends at white space.
+			if depth == 0 && len(cur) > 0 {
+				out = append(out, cur)
+				cur = nil
+			}
+			continue
+		case c == '{' || c == '[':
+			if depth == 0 && len(cur) > 0 {
+				out = append(out, cur) // a scalar ends where a container starts
+				cur = nil
+			}
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+		cur = append(cur, c)
+		if depth == 0 && !in && (c == '}' || c == ']' || c == '"') && len(cur) > 0 {
+			out = append(out, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// compactLen is the length of lines written one after another, as a
+// document would be.
+func compactLen(lines [][]byte) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	return n - 1
 }
 
 // fitOutline picks the most detailed level at which the outline, with the
@@ -273,11 +356,17 @@ func (v *jsonView) grow(level int, lines []string, share int, cost func([]string
 func (v *jsonView) render() (Output, error) {
 	in := v.in
 	bs := v.blocks()
-	header := "[crumb json: " + v.facts() + "; shown: an outline"
-	if len(bs) > 0 {
-		header += " and the shape of its arrays"
+	header := func(matches bool) string {
+		h := "[crumb json: " + v.facts() + "; shown: "
+		if matches {
+			h += "the parts that match the intent, "
+		}
+		h += "an outline"
+		if len(bs) > 0 {
+			h += " and the shape of its arrays"
+		}
+		return h + "; parts left out are marked … with their /pointer]"
 	}
-	header += "; parts left out are marked … with their /pointer]"
 	footer := v.footer(bs)
 	footer = append(footer[:0:0], footer...)
 	cost := func(lines []string) int {
@@ -286,11 +375,21 @@ func (v *jsonView) render() (Output, error) {
 		}
 		return in.Counter.Count(strings.Join(lines, "\n")) + 1
 	}
-	fixed := in.Counter.Count(header) + cost(footer) + 8
+	fixed := in.Counter.Count(header(len(v.hits) > 0)) + cost(footer) + 8
 	if in.StoreError != "" {
 		fixed += in.Counter.Count(v.storeNote()) + 1
 	}
 	room := in.Budget - fixed
+
+	// The parts that match the intent come first, in up to half the room.
+	matches, err := v.intentLines(room / 2)
+	if err != nil {
+		return Output{}, err
+	}
+	if len(matches) > 0 {
+		matches = append(matches, "the outline:")
+		room -= cost(matches)
+	}
 
 	// The outline takes up to 60% of the room when there is a shape to
 	// show, then the shape takes what is left, then the outline grows
@@ -328,7 +427,7 @@ func (v *jsonView) render() (Output, error) {
 	}
 	shape = v.shape(bs, slevels[si])
 	footer = v.footer(bs)
-	text := v.assemble(header, outline, shape, assets, footer)
+	text := v.assemble(header(len(matches) > 0), matches, outline, shape, assets, footer)
 	for in.Counter.Count(text) > in.Budget {
 		// The parts' token counts do not add up exactly: step down.
 		switch {
@@ -345,13 +444,15 @@ func (v *jsonView) render() (Output, error) {
 			}
 		case len(outline) > 1:
 			outline = v.tiny()
+		case len(matches) > 0:
+			matches = nil
 		case len(outline) > 0:
 			outline = nil
 		default:
 			footer = nil
 		}
-		text = v.assemble(header, outline, shape, assets, footer)
-		if footer == nil && outline == nil {
+		text = v.assemble(header(len(matches) > 0), matches, outline, shape, assets, footer)
+		if footer == nil && outline == nil && matches == nil {
 			break
 		}
 	}

@@ -139,6 +139,14 @@ type frame struct {
 	start    int64
 	self     *ochild // this container in its parent's record
 	depth    int
+	// keyWhole and keyStem are the intent's words the current member's
+	// key holds; hit gathers the container's matches (see json_intent.go).
+	keyWhole, keyStem uint16
+	keyTight          uint8
+	hit               *hitAcc
+	// label is the span of an object's first short string value, which
+	// names the object in the context of a match inside it.
+	labelStart, labelEnd int64
 }
 
 // jsonPass is the state of the pass over a document.
@@ -155,13 +163,19 @@ type jsonPass struct {
 	values     int64
 	syntax     *jsonscan.SyntaxError
 	size       int64
+	// intent is set when the call carries an intent with words.
+	intent *intentState
 }
 
 // scanJSON reads the document once and returns what the view is built
-// from. A syntax error is returned in the pass, not as an error; errors
-// are read failures and the context's end.
-func scanJSON(ctx context.Context, r io.ReaderAt, size int64) (*jsonPass, error) {
+// from. With a matcher, it also finds the containers whose keys and values
+// hold the intent's words. A syntax error is returned in the pass, not as
+// an error; errors are read failures and the context's end.
+func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*jsonPass, error) {
 	p := &jsonPass{s: jsonscan.New(r, size), size: size}
+	if m != nil {
+		p.intent = &intentState{m: m}
+	}
 	p.s.Prefetch()
 	defer p.s.Close()
 	p.top = p.newNode()
@@ -189,6 +203,11 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64) (*jsonPass, error)
 		case jsonscan.Key:
 			f := &p.frames[len(p.frames)-1]
 			f.keyStart, f.keyEnd = t.Start, t.End
+			if p.intent != nil {
+				if f.keyWhole, f.keyStem, f.keyTight, err = p.matchToken(t); err != nil {
+					return nil, err
+				}
+			}
 		case jsonscan.EndObject, jsonscan.EndArray:
 			if err := p.close(t.End); err != nil {
 				return nil, err
@@ -320,6 +339,12 @@ func (p *jsonPass) value(t jsonscan.Token) error {
 				return err
 			}
 		}
+		if p.intent != nil {
+			if f.obj && f.labelEnd == 0 && t.Kind == jsonscan.String && t.End-t.Start <= hitLabelBytes {
+				f.labelStart, f.labelEnd = t.Start, t.End
+			}
+			return p.intentScalar(f, t, idx)
+		}
 		return nil
 	}
 	// A container.
@@ -329,7 +354,7 @@ func (p *jsonPass) value(t jsonscan.Token) error {
 		self.info = info
 		p.infos++
 	}
-	if sn == nil && info == nil {
+	if sn == nil && info == nil && p.intent == nil {
 		end, err := p.s.Skip()
 		if err != nil {
 			return err
@@ -338,6 +363,9 @@ func (p *jsonPass) value(t jsonscan.Token) error {
 		return nil
 	}
 	p.frames = append(p.frames, frame{obj: t.Kind == jsonscan.BeginObject, detail: sn != nil, node: sn, info: info, start: t.Start, self: self, depth: f.depth + 1})
+	if p.intent != nil {
+		p.intentOpen(&p.frames[len(p.frames)-2], &p.frames[len(p.frames)-1])
+	}
 	return nil
 }
 
@@ -356,6 +384,11 @@ func (p *jsonPass) done(f *frame, self *ochild, end int64) {
 
 // close ends the innermost container.
 func (p *jsonPass) close(end int64) error {
+	if p.intent != nil {
+		if err := p.intentClose(&p.frames[len(p.frames)-1], end); err != nil {
+			return err
+		}
+	}
 	g := p.frames[len(p.frames)-1]
 	p.frames = p.frames[:len(p.frames)-1]
 	if g.node != nil {

@@ -3,9 +3,7 @@ package project
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -28,8 +26,7 @@ import (
 type fakeStore map[store.Ref][]byte
 
 func (f fakeStore) put(_ context.Context, data []byte, _ store.Meta) (store.Ref, error) {
-	sum := sha256.Sum256(data)
-	ref := store.RefOf(hex.EncodeToString(sum[:]))
+	ref := store.RefOf(store.Sum(data))
 	f[ref] = bytes.Clone(data)
 	return ref, nil
 }
@@ -257,8 +254,7 @@ func TestJSONAssetsStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(png)
-	ref := store.RefOf(hex.EncodeToString(sum[:]))
+	ref := store.RefOf(store.Sum(png))
 	if !bytes.Equal(fs[ref], png) {
 		t.Fatalf("the PNG was not stored under %s; stored: %v", ref, slices.Collect(mapKeys(fs)))
 	}
@@ -379,6 +375,27 @@ func BenchmarkJSONProject(b *testing.B) {
 	in := testInput(b, doc, 2000)
 	in.Put = fakeStore{}.put
 	in.Hint, in.Line = recall.CLIHint, recall.PlainLine
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if _, err := projectJSON(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, cpu, len(doc))
+}
+
+// BenchmarkJSONProjectIntent projects the same document for a call that
+// says what it is after: every key and value is matched against the
+// intent's words.
+func BenchmarkJSONProjectIntent(b *testing.B) {
+	doc := benchDoc(b)
+	in := testInput(b, doc, 2000)
+	in.Put = fakeStore{}.put
+	in.Hint, in.Line = recall.CLIHint, recall.PlainLine
+	in.Args = json.RawMessage(`{"description": "Find the directory and doc of net/http/httptrace"}`)
 	b.SetBytes(int64(len(doc)))
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -34,6 +34,11 @@ type jsonView struct {
 	// those it could expand, from the last rendering.
 	expand    map[int64]int
 	collapsed []collapsedNode
+
+	// hits are the parts that match the call's intent, best first; above
+	// holds the starts of those shown whole.
+	hits  []*jsonHit
+	above map[int64]bool
 }
 
 // req is a pointer read of the input.
@@ -98,6 +103,15 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 	ptr := pointerOrRoot(toks)
 	container := c.kind == jsonscan.BeginObject || c.kind == jsonscan.BeginArray
 	element := label == "" && d > 0
+	if container && d > 0 && v.above[c.start] {
+		// Shown whole among the parts that match the intent.
+		dots := "{…}"
+		if c.kind == jsonscan.BeginArray {
+			dots = "[…]"
+		}
+		*out = append(*out, indent+label+dots+"  # "+ptrText(ptr)+", shown above")
+		return nil
+	}
 	if !stream {
 		var text string
 		var complete, cut bool

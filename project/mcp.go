@@ -3,9 +3,7 @@ package project
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,12 +38,17 @@ const mcpNoteTokens = 80
 //   - Text blocks that do not fit the budget are each stored apart (so that
 //     reads of them count the block's own lines, not the JSON envelope's) and
 //     replaced by a projection of their text with its own header and reads.
-//     Small blocks are kept whole; the budget (text the model reads: text
-//     blocks and notes) is shared among the large ones.
+//     Small blocks are kept whole; the budget is shared among the large
+//     ones. It counts the whole result as a model reads it (its JSON, the
+//     escapes of its text, the notes), the data of media blocks aside. A
+//     text block that holds several files the call names (a
+//     read_multiple_files result) is split into one item per file, so that
+//     each gets its own projection (see mcp_sections.go); a JSON text block
+//     is projected as JSON, with the call's intent.
 //   - Image and audio blocks stay blocks, and are also returned in
 //     Output.Media. An image larger than a model takes (MaxImageSide pixels
 //     on its long side, or MaxImageBytes decoded) is downscaled for the view;
-//     the original is stored and named in a text note after it.
+//     the original is stored and named in a one-line note after it.
 //   - An embedded resource with text is handled like a text block; one with
 //     a blob larger than a few bytes is stored and replaced by a note with
 //     its type, size and ref. resource_link blocks pass through.
@@ -160,6 +163,10 @@ func parseObject(raw []byte) (object, error) {
 			return nil, err
 		}
 		if k.Kind == jsonscan.EndObject {
+			// The scanner stops after one value: nothing may follow it.
+			if len(bytes.TrimSpace(raw[k.End:])) > 0 {
+				return nil, fmt.Errorf("more than one value")
+			}
 			break
 		}
 		v, err := s.Next()
@@ -260,13 +267,18 @@ type mcpProjection struct {
 	// topChange holds new values of top-level members; a nil value drops
 	// the member.
 	topChange map[string][]byte
+	// squeeze is taken off the text items' share when the result came out
+	// over the budget.
+	squeeze int
 }
 
 // contentOut is one block of the new content: the block as it was, a new
-// block, or a text item rendered once the budget is shared.
+// block, or a text item rendered once the budget is shared, or a text
+// block made of several files, each an item (see mcp_sections.go).
 type contentOut struct {
-	raw  []byte
-	item *textItem
+	raw   []byte
+	item  *textItem
+	parts []*textItem
 }
 
 // textItem is text the model reads: a text block, the text of an embedded
@@ -285,6 +297,12 @@ type textItem struct {
 	projected bool
 	drop      bool
 	idx       int // its place among the items
+	// head and tail surround the text of one file of several in a block;
+	// args are the arguments its projection sees.
+	head, tail string
+	args       json.RawMessage
+	// fresh is projected as it was made, before any sharing.
+	fresh bool
 }
 
 func (m *mcpProjection) project() (Output, error) {
@@ -299,13 +317,37 @@ func (m *mcpProjection) project() (Output, error) {
 	if err := m.structured(); err != nil {
 		return Output{}, err
 	}
-	if err := m.shareBudget(); err != nil {
-		return Output{}, err
+	for _, it := range m.items {
+		it.fresh = it.projected
 	}
-	if !m.change {
-		return Output{Text: string(m.raw), Media: m.media, Complete: true}, nil
+	// The budget counts the whole result the model reads, its JSON and
+	// the escapes of its text included (media data aside): when the
+	// assembled result takes more, the text items share less.
+	for try := 0; ; try++ {
+		if err := m.shareBudget(); err != nil {
+			return Output{}, err
+		}
+		if !m.change {
+			return Output{Text: string(m.raw), Media: m.media, Complete: true}, nil
+		}
+		out := m.assemble()
+		over := m.viewTokens(out.Text) - m.in.Budget
+		squeeze := m.squeeze + over + 8<<try
+		if over <= 0 || try == 3 || m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
+			// Within the budget, or what is over is not the text items'
+			// doing (a structuredContent kept whole): nothing to gain.
+			return out, nil
+		}
+		m.squeeze = squeeze
+		for _, it := range m.items {
+			it.out, it.projected, it.drop = "", it.fresh, false
+		}
+		m.next = nil
 	}
-	// Assemble the new result.
+}
+
+// assemble writes the new result.
+func (m *mcpProjection) assemble() Output {
 	var content bytes.Buffer
 	content.WriteByte('[')
 	n := 0
@@ -317,9 +359,12 @@ func (m *mcpProjection) project() (Output, error) {
 			content.WriteByte(',')
 		}
 		n++
-		if c.item != nil && c.item.projected {
+		switch {
+		case c.item != nil && c.item.projected:
 			content.Write(c.item.marshal())
-		} else {
+		case c.parts != nil:
+			content.Write(marshalParts(c))
+		default:
 			content.Write(c.raw)
 		}
 	}
@@ -341,18 +386,75 @@ func (m *mcpProjection) project() (Output, error) {
 		}
 	}
 	// Media kept, in their final form.
-	m.media = m.media[:0]
+	var media []json.RawMessage
 	for _, c := range m.out {
-		if c.item != nil {
+		if c.item != nil || c.parts != nil {
 			continue
 		}
 		if o, err := parseObject(c.raw); err == nil {
 			if t := o.str("type"); t == "image" || t == "audio" {
-				m.media = append(m.media, json.RawMessage(c.raw))
+				media = append(media, json.RawMessage(c.raw))
 			}
 		}
 	}
-	return Output{Text: string(top.marshal()), Media: m.media, Next: m.next}, nil
+	m.media = media
+	return Output{Text: string(top.marshal()), Media: media, Next: m.next}
+}
+
+// marshalParts writes a text block made of several files, each as it was
+// or as its projection.
+func marshalParts(c contentOut) []byte {
+	changed := false
+	var b strings.Builder
+	for _, it := range c.parts {
+		b.WriteString(it.head)
+		if it.projected {
+			changed = true
+			b.WriteString(it.out)
+			if !strings.HasSuffix(it.out, "\n") && it.tail != "" {
+				b.WriteByte('\n')
+			}
+		} else {
+			b.WriteString(string(it.text))
+		}
+		b.WriteString(it.tail)
+	}
+	if !changed {
+		return c.raw
+	}
+	return c.parts[0].block.with("text", []byte(quoteJSON(b.String()))).marshal()
+}
+
+// viewTokens counts the tokens of a result as a model reads it: the data
+// of its media blocks and resource blobs, which a client sends as media,
+// left out.
+func (m *mcpProjection) viewTokens(text string) int {
+	for _, c := range m.out {
+		if c.item != nil || c.parts != nil {
+			continue
+		}
+		o, err := parseObject(c.raw)
+		if err != nil {
+			continue
+		}
+		data, ok := o.get("data")
+		if t := o.str("type"); t == "resource" {
+			if r, err := parseObject(mustGet(o, "resource")); err == nil {
+				data, ok = r.get("blob")
+			}
+		} else if t != "image" && t != "audio" {
+			ok = false
+		}
+		if ok && len(data) > 2 {
+			text = strings.ReplaceAll(text, string(data), `""`)
+		}
+	}
+	return m.in.Counter.Count(text)
+}
+
+func mustGet(o object, key string) []byte {
+	v, _ := o.get(key)
+	return v
 }
 
 // marshal writes the item as a content block.
@@ -385,6 +487,18 @@ func (m *mcpProjection) block(i int, b object) error {
 		var text string
 		if !ok || json.Unmarshal(v, &text) != nil {
 			m.out = append(m.out, contentOut{raw: raw})
+			return nil
+		}
+		if secs := splitSections(text, argPaths(m.in.Args)); secs != nil {
+			c := contentOut{raw: raw}
+			for _, sec := range secs {
+				it := &textItem{text: []byte(sec.body), block: b, field: "text", label: "file " + sec.path + " in text block " + strconv.Itoa(i),
+					ptr: ptr + "/text", idx: len(m.items), head: sec.head, tail: sec.tail, args: withPath(m.in.Args, sec.path)}
+				m.notes += m.in.Counter.Count(sec.head+sec.tail) + 1
+				m.items = append(m.items, it)
+				c.parts = append(c.parts, it)
+			}
+			m.out = append(m.out, c)
 			return nil
 		}
 		it := &textItem{text: []byte(text), block: b, field: "text", label: "text block " + strconv.Itoa(i), ptr: ptr + "/text", idx: len(m.items)}
@@ -506,7 +620,7 @@ func (m *mcpProjection) shareBudget() error {
 	if len(m.items) == 0 {
 		return nil
 	}
-	room := m.in.Budget - m.notes
+	room := m.in.Budget - m.notes - m.squeeze
 	total := 0
 	fits := true
 	for _, it := range m.items {
@@ -654,11 +768,15 @@ func (m *mcpProjection) storeItem(it *textItem) (store.Ref, *Input, error) {
 	if kind == "" {
 		kind = Detect(it.text[:min(len(it.text), sniff.Len)], Hints{Tool: m.in.Tool})
 	}
+	args := m.in.Args
+	if it.args != nil {
+		args = it.args
+	}
 	sub := &Input{
-		Source: src, Digest: src.info.Digest, Tool: m.in.Tool, Args: m.in.Args,
+		Source: src, Digest: src.info.Digest, Tool: m.in.Tool, Args: args,
 		Counter: m.in.Counter, Hint: m.in.Hint, Line: m.in.Line, Put: m.in.Put,
 	}
-	ref, err := m.put(it.text, store.Meta{Tool: m.in.Tool, Kind: string(kind), Args: m.in.Args})
+	ref, err := m.put(it.text, store.Meta{Tool: m.in.Tool, Kind: string(kind), Args: args})
 	if err != nil {
 		if m.ctx.Err() != nil {
 			return "", nil, m.ctx.Err()
@@ -710,8 +828,9 @@ type bytesSource struct {
 func (b *bytesSource) Info() store.Info { return b.info }
 
 func newBytesSource(data []byte) *bytesSource {
-	sum := sha256.Sum256(data)
-	info := store.Info{Digest: hex.EncodeToString(sum[:]), Size: int64(len(data))}
+	// The digest a store gives these bytes, so that reads of the copy
+	// stored apart carry the revision the store checks.
+	info := store.Info{Digest: store.Sum(data), Size: int64(len(data))}
 	info.Ref = store.RefOf(info.Digest)
 	var nl int64
 	for off := 0; off < len(data); off += store.ChunkSize {

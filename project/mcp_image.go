@@ -76,15 +76,15 @@ func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
 	if mime != b.str("mimeType") {
 		nb = nb.with("mimeType", []byte(quoteJSON(mime)))
 	}
-	note := fmt.Sprintf("[crumb: image %d was %dx%d (%s), larger than a model takes; it is shown downscaled to %dx%d (%s)",
-		i, cfg.Width, cfg.Height, textfmt.Size(int64(len(data))), sb.Dx(), sb.Dy(), textfmt.Size(int64(len(small.data))))
+	// One short line: what was done, and where the original is.
+	note := fmt.Sprintf("[crumb: image %d downscaled from %dx%d to %dx%d", i, cfg.Width, cfg.Height, sb.Dx(), sb.Dy())
 	ref, err := m.put(data, store.Meta{Tool: "crumb/asset", Kind: string(KindBinary)})
 	switch {
 	case err == nil:
-		note += "; the original is stored as ref " + string(ref) + ": save it with: crumb read " + string(ref) + " --all > FILE]"
+		note += "; the original: ref " + string(ref) + "]"
 	case m.in.Ref != "":
 		p := "/content/" + strconv.Itoa(i) + "/data"
-		note += "; the original (base64) is in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + "]"
+		note += "; the original (base64): " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + "]"
 	default:
 		note += "; the original could not be stored: " + err.Error() + "]"
 	}

@@ -79,7 +79,7 @@ func (m *mcpProjection) structured() error {
 		if b, ok := boundStructured(val, schema); ok && len(b) < len(sc) {
 			m.setTop("structuredContent", b)
 			changed = true
-			note = "[crumb: structuredContent (" + size + ") is shown cut (long arrays to their first items, long strings to their start), still valid for the tool's outputSchema; the whole: " + whole + "]"
+			note = "[crumb: structuredContent (" + size + ") is cut to the start of its long arrays and strings, still valid for the tool's outputSchema; the whole: " + whole + "]"
 		}
 	}
 	noText := true
@@ -124,9 +124,9 @@ func (m *mcpProjection) index(sc []byte) string {
 // one of them is the same JSON, or they hold most of its values.
 func (m *mcpProjection) repeatsText(val any) bool {
 	var texts []string
-	for _, it := range m.items {
-		if it.field == "text" {
-			texts = append(texts, string(it.text))
+	for _, b := range m.res.blocks {
+		if b.str("type") == "text" {
+			texts = append(texts, b.str("text"))
 		}
 	}
 	// Media blocks count too: a tool may repeat an image's data.
@@ -242,6 +242,10 @@ func boundValue(v any, items, chars int) (any, bool) {
 		}
 		return out, changed
 	case string:
+		if len(x) > chars && looksAssetHead([]byte(x[:min(len(x), 512)])) {
+			// Base64 data: its start says nothing.
+			return x[:16] + "…", true
+		}
 		if len(x) > chars && len([]rune(x)) > chars {
 			return cutRunes(x, chars) + "…", true
 		}

@@ -20,9 +20,16 @@ import (
 
 func projectMCPCase(t testing.TB, b []byte, schema json.RawMessage, budget int) (Output, fakeStore) {
 	t.Helper()
+	return projectMCPCall(t, b, "", nil, schema, budget)
+}
+
+// projectMCPCall projects a result with the call's tool and arguments.
+func projectMCPCall(t testing.TB, b []byte, tool string, args, schema json.RawMessage, budget int) (Output, fakeStore) {
+	t.Helper()
 	in := testInput(t, b, budget)
 	fs := fakeStore{}
 	in.Put = fs.put
+	in.Tool, in.Args = tool, args
 	in.OutputSchema = schema
 	out, err := Project(context.Background(), KindMCP, in)
 	if err != nil {
@@ -171,16 +178,51 @@ func abbreviate(s string) string {
 	})
 }
 
+// checkWholeBudget checks that the whole result, as a model reads it (its
+// JSON and the escapes of its text included, the data of media blocks
+// aside), fits the budget.
+func checkWholeBudget(t *testing.T, out Output, budget int) {
+	t.Helper()
+	text := out.Text
+	var r struct {
+		Content []struct {
+			Type     string `json:"type"`
+			Data     string `json:"data"`
+			Resource *struct {
+				Blob string `json:"blob"`
+			} `json:"resource"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range r.Content {
+		d := b.Data
+		if b.Resource != nil {
+			d = b.Resource.Blob
+		}
+		if d != "" && (b.Type == "image" || b.Type == "audio" || b.Type == "resource") {
+			text = strings.ReplaceAll(text, `"`+d+`"`, `""`)
+		}
+	}
+	if n := tokens.O200k().Count(text); n > budget {
+		t.Errorf("the result takes %d tokens as a model reads it, budget %d", n, budget)
+	}
+}
+
 func TestMCPRealCases(t *testing.T) {
 	for _, c := range loadCases(t, filepath.Join("testdata", "mcp")) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, budget := range []int{500, 2000} {
-				out, _ := projectMCPCase(t, c.output, schemaOf(c), budget)
-				again, _ := projectMCPCase(t, c.output, schemaOf(c), budget)
+				out, _ := projectMCPCall(t, c.output, c.meta.Tool, c.meta.Args, schemaOf(c), budget)
+				again, _ := projectMCPCall(t, c.output, c.meta.Tool, c.meta.Args, schemaOf(c), budget)
 				if out.Text != again.Text {
 					t.Fatal("same input and budget gave different projections")
 				}
 				checkMCP(t, c.output, out, budget)
+				if out.Text != string(c.output) {
+					checkWholeBudget(t, out, budget)
+				}
 				var pretty bytes.Buffer
 				json.Indent(&pretty, []byte(abbreviate(out.Text)), "", "  ")
 				checkGolden(t, filepath.Join("testdata", "mcp", c.name, fmt.Sprintf("view-%d.golden", budget)), pretty.String())
@@ -218,8 +260,7 @@ func TestMCPBigTextStoredApart(t *testing.T) {
 	var in ctr
 	json.Unmarshal(raw, &in)
 	text := []byte(str(in.Content[0], "text"))
-	sum := sha256.Sum256(text)
-	ref := store.RefOf(hex.EncodeToString(sum[:]))
+	ref := store.RefOf(store.Sum(text))
 
 	for _, tc := range []struct {
 		name    string
@@ -292,8 +333,7 @@ func TestMCPImageDownscaled(t *testing.T) {
 	orig, _ := base64.StdEncoding.DecodeString(str(in.Content[0], "data"))
 	out, fs := projectMCPCase(t, raw, json.RawMessage("null"), 2000)
 	b := checkMCP(t, raw, out, 2000)
-	sum := sha256.Sum256(orig)
-	ref := store.RefOf(hex.EncodeToString(sum[:]))
+	ref := store.RefOf(store.Sum(orig))
 	if !bytes.Equal(fs[ref], orig) {
 		t.Fatal("the original image was not stored")
 	}
