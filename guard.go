@@ -335,8 +335,8 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	}
 	keep := newHeadTail(g.cfg.HardCap)
 	meta := store.Meta{Tool: res.Tool, Kind: string(kind), Args: res.Args, Limit: g.cfg.MaxKeep, Attrs: commandAttrs(res)}
-	info, err := g.store.Put(ctx, io.TeeReader(r, keep), meta)
-	if err != nil {
+	tee := io.TeeReader(r, keep)
+	storeFailed := func(err error) (*View, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -348,20 +348,39 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		g.cfg.Logger.Warn("crumb: storing a result failed", "tool", res.Tool, "err", err)
 		return g.fallback(ctx, res, kind, keep, err, rc, budget)
 	}
-	if res.wait() {
-		// The command's end was not known when the result was stored.
-		if a, ok := g.store.(store.Annotator); ok && commandAttrs(res) != nil {
-			if err := a.Annotate(ctx, info.Ref, commandAttrs(res)); err != nil {
-				g.cfg.Logger.Warn("crumb: recording how a command ended", "ref", info.Ref, "err", err)
-			}
+	// A store that can stage makes the result durable while it is being
+	// projected; the view is returned only once the result is committed.
+	var (
+		info   store.Info
+		obj    store.Object
+		commit = func() (store.Info, error) { return info, nil }
+	)
+	if sg, ok := g.store.(store.Stager); ok {
+		st, err := sg.Stage(ctx, tee, meta)
+		if err != nil {
+			return storeFailed(err)
+		}
+		info, obj = st.Info(), st.Object()
+		done := make(chan error, 1)
+		var committed store.Info
+		go func() {
+			var err error
+			committed, err = st.Commit(ctx)
+			done <- err
+		}()
+		commit = func() (store.Info, error) { return committed, <-done }
+	} else {
+		var err error
+		if info, err = g.store.Put(ctx, tee, meta); err != nil {
+			return storeFailed(err)
+		}
+		if obj, err = g.store.Open(ctx, info.Ref); err != nil {
+			g.cfg.Logger.Warn("crumb: reading back a stored result failed", "tool", res.Tool, "ref", info.Ref, "err", err)
+			return g.fallback(ctx, res, kind, keep, err, rc, budget)
 		}
 	}
-	obj, err := g.store.Open(ctx, info.Ref)
-	if err != nil {
-		g.cfg.Logger.Warn("crumb: reading back a stored result failed", "tool", res.Tool, "ref", info.Ref, "err", err)
-		return g.fallback(ctx, res, kind, keep, err, rc, budget)
-	}
 	defer obj.Close()
+	ended := res.wait()
 	rc.Ref, rc.Digest, rc.Bytes, rc.Stored = info.Ref, info.Digest, info.Size, true
 	if info.Truncated {
 		rc.Truncated, rc.Bytes = true, info.SourceSize
@@ -372,7 +391,25 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	in := g.input(ctx, res, obj, budget)
 	in.Ref, in.Digest = info.Ref, info.Digest
 	in.Truncated, in.SourceSize = info.Truncated, info.SourceSize
-	return g.finish(ctx, kind, in, rc)
+	out, perr := g.project(ctx, kind, in, &rc)
+	if _, err := commit(); err != nil {
+		// Nothing that omits material may be shown of a result that is
+		// not stored.
+		rc.Ref, rc.Digest, rc.Stored = "", "", false
+		return storeFailed(err)
+	}
+	if perr != nil {
+		return nil, perr
+	}
+	if ended && commandAttrs(res) != nil {
+		// The command's end was not known when the result was stored.
+		if a, ok := g.store.(store.Annotator); ok {
+			if err := a.Annotate(ctx, info.Ref, commandAttrs(res)); err != nil {
+				g.cfg.Logger.Warn("crumb: recording how a command ended", "ref", info.Ref, "err", err)
+			}
+		}
+	}
+	return g.finish(ctx, in, out, rc)
 }
 
 // wait calls res.Wait, once, now that the output has ended, and reports
@@ -427,7 +464,7 @@ func (g *Guard) exact(body []byte, rc Receipt, n int, by string) *View {
 // estimated from what was seen for a large one.
 func (g *Guard) countResult(rc *Receipt, keep *headTail, size int64) {
 	if size <= exactCountLimit && keep.complete() {
-		n := g.cfg.Counter.Count(string(keep.head))
+		n := g.cfg.Counter.Count(string(keep.bytes()))
 		rc.Tokens, rc.TokensBy = &n, g.cfg.Counter.Name()
 		return
 	}
@@ -512,7 +549,9 @@ func LineRenderer(ctx context.Context, st store.Store) recall.LineFunc {
 
 // finish runs the kind's projector, falling back to the text projector if it
 // fails, and completes the receipt.
-func (g *Guard) finish(ctx context.Context, kind Kind, in *project.Input, rc Receipt) (*View, error) {
+// project runs the kind's projector, falling back to the text projector if
+// it fails (and saying so in the receipt).
+func (g *Guard) project(ctx context.Context, kind Kind, in *project.Input, rc *Receipt) (project.Output, error) {
 	out, err := project.Project(ctx, kind, in)
 	if err != nil && ctx.Err() == nil && kind != KindText && kind != KindBinary {
 		g.cfg.Logger.Warn("crumb: projector failed; using the text projection", "kind", kind, "err", err)
@@ -521,10 +560,16 @@ func (g *Guard) finish(ctx context.Context, kind Kind, in *project.Input, rc Rec
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return project.Output{}, ctx.Err()
 		}
-		return nil, fmt.Errorf("crumb: projecting a %s result: %w", kind, err)
+		return project.Output{}, fmt.Errorf("crumb: projecting a %s result: %w", kind, err)
 	}
+	return out, nil
+}
+
+// finish completes the receipt of a projected view and records the view's
+// size with the stored result.
+func (g *Guard) finish(ctx context.Context, in *project.Input, out project.Output, rc Receipt) (*View, error) {
 	rc.Output = OutputProjected
 	if rc.StoreError != "" || rc.ProjectError != "" {
 		rc.Output = OutputFallback
@@ -559,7 +604,7 @@ func (g *Guard) fallback(ctx context.Context, res Result, kind Kind, keep *headT
 	rc.Bytes = keep.total
 	if keep.complete() && kind != KindBinary {
 		rc.Output = OutputFallback
-		text := "[crumb could not store this result (" + rc.StoreError + "); it is shown whole]\n" + string(keep.head)
+		text := "[crumb could not store this result (" + rc.StoreError + "); it is shown whole]\n" + string(keep.bytes())
 		rc.ViewBytes, rc.ViewTokens = len(text), g.cfg.Counter.Count(text)
 		return &View{Text: text, Receipt: rc}, nil
 	}
@@ -570,7 +615,11 @@ func (g *Guard) fallback(ctx context.Context, res Result, kind Kind, keep *headT
 	if !keep.complete() {
 		in.Truncated, in.SourceSize = true, keep.total
 	}
-	return g.finish(ctx, kind, in, rc)
+	out, err := g.project(ctx, kind, in, &rc)
+	if err != nil {
+		return nil, err
+	}
+	return g.finish(ctx, in, out, rc)
 }
 
 // errorText shortens an error for a view: its message, without the chain of

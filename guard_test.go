@@ -468,3 +468,43 @@ func TestReadErrorIsReturned(t *testing.T) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// commitFailingStore stages results but cannot commit them, as when the
+// disk fills up at the final sync.
+type commitFailingStore struct{ *store.Dir }
+
+func (c commitFailingStore) Stage(ctx context.Context, r io.Reader, m store.Meta) (store.Staged, error) {
+	st, err := c.Dir.Stage(ctx, r, m)
+	if err != nil {
+		return nil, err
+	}
+	return failingCommit{st}, nil
+}
+
+type failingCommit struct{ store.Staged }
+
+func (f failingCommit) Commit(context.Context) (store.Info, error) {
+	f.Staged.Abort()
+	return store.Info{}, fmt.Errorf("store: writing result: %w", syscall.ENOSPC)
+}
+
+// A view computed while the result was being committed is not shown when
+// the commit fails: the agent gets the fallback, which says so.
+func TestFailedCommitDiscardsTheProjection(t *testing.T) {
+	st := commitFailingStore{newStore(t)}
+	g := newGuard(t, crumb.Config{Store: st, HardCap: 4 << 20})
+	in := plainLines(20000)
+	v, err := g.Project(context.Background(), crumb.Result{Body: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Ref != "" || v.Next != nil || v.Receipt.Stored || v.Receipt.Output != crumb.OutputFallback {
+		t.Fatalf("a result whose commit failed was shown as stored: %+v", v.Receipt)
+	}
+	if !strings.Contains(v.Text, "no space left on device") || !strings.HasSuffix(v.Text, string(in)) {
+		t.Errorf("the fallback does not say why or does not pass the result through")
+	}
+	if _, err := st.Stat(context.Background(), store.RefOf(store.Sum(in))); !errors.Is(err, store.ErrMissing) {
+		t.Errorf("the result is in the store after a failed commit: %v", err)
+	}
+}

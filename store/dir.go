@@ -261,47 +261,66 @@ type ingest struct {
 // Read that blocks is not interrupted, so cancel the source too if it may
 // block.
 func (d *Dir) Put(ctx context.Context, r io.Reader, meta Meta) (Info, error) {
-	if err := d.checkOpen(); err != nil {
+	st, err := d.stage(ctx, r, meta, false)
+	if err != nil {
 		return Info{}, err
 	}
+	return st.Commit(ctx)
+}
+
+var _ Stager = (*Dir)(nil)
+
+// Stage streams r into a temporary file of the store, hashing it as Put
+// does, and returns it uncommitted with an Object that reads it. See Stager.
+func (d *Dir) Stage(ctx context.Context, r io.Reader, meta Meta) (Staged, error) {
+	return d.stage(ctx, r, meta, true)
+}
+
+// dirStaged is a result written to a locked temporary file, not yet durable
+// or visible.
+type dirStaged struct {
+	d       *Dir
+	tf      *os.File
+	info    Info
+	obj     *dirObject
+	mu      sync.Mutex
+	done    bool // committed or aborted
+	renamed bool // the temp file became the blob
+}
+
+func (d *Dir) stage(ctx context.Context, r io.Reader, meta Meta, withObject bool) (*dirStaged, error) {
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
-		return Info{}, fmt.Errorf("store: put cancelled: %w", err)
+		return nil, fmt.Errorf("store: put cancelled: %w", err)
 	}
 	tf, err := os.CreateTemp(d.tmp, "put-*")
 	if err != nil {
-		return Info{}, fmt.Errorf("store: writing result: %w", err)
+		return nil, fmt.Errorf("store: writing result: %w", err)
 	}
-	renamed := false // once renamed, the temp file is a blob and stays
+	st := &dirStaged{d: d, tf: tf}
+	ok := false
 	defer func() {
-		tf.Close() // also releases the flock
-		if !renamed {
-			os.Remove(tf.Name())
+		if !ok {
+			st.Abort()
 		}
 	}()
 	// The flock tells GC that this temp file is alive however long the
-	// source takes.
-	if ok, err := tryLockFile(tf); err != nil || !ok {
+	// source takes, and until the staged result is committed.
+	if locked, err := tryLockFile(tf); err != nil || !locked {
 		if err == nil {
 			err = errors.New("temp file is locked by someone else")
 		}
-		return Info{}, fmt.Errorf("store: writing result: %w", err)
+		return nil, fmt.Errorf("store: writing result: %w", err)
 	}
-
 	in, err := d.ingest(ctx, r, tf, meta.Limit)
 	if err != nil {
-		return Info{}, err
+		return nil, err
 	}
-	if err := d.sync(tf); err != nil {
-		return Info{}, fmt.Errorf("store: writing result: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return Info{}, fmt.Errorf("store: put cancelled: %w", err)
-	}
-
-	ref := RefOf(in.digest)
 	now := d.now()
-	info := Info{
-		Ref:     ref,
+	st.info = Info{
+		Ref:     RefOf(in.digest),
 		Digest:  in.digest,
 		Size:    in.size,
 		Chunks:  in.chunks,
@@ -309,26 +328,79 @@ func (d *Dir) Put(ctx context.Context, r io.Reader, meta Meta) (Info, error) {
 		Used:    now,
 		Meta:    meta,
 	}
-	in.lines.fill(&info)
-	info.Meta.Limit = 0
+	in.lines.fill(&st.info)
+	st.info.Meta.Limit = 0
 	if meta.Limit > 0 && in.sourceSize > in.size {
-		info.Truncated = true
-		info.SourceSize = in.sourceSize
+		st.info.Truncated = true
+		st.info.SourceSize = in.sourceSize
 	}
-	for _, dir := range []string{filepath.Join(d.objects, d.shard(ref)), filepath.Join(d.meta, d.shard(ref))} {
+	if withObject {
+		// A second descriptor, so reads go on while Commit syncs, renames
+		// and closes the first.
+		f, err := os.Open(tf.Name())
+		if err != nil {
+			return nil, fmt.Errorf("store: reading back a staged result: %w", err)
+		}
+		st.obj = &dirObject{f: f, info: st.info, cached: -1}
+	}
+	ok = true
+	return st, nil
+}
+
+func (s *dirStaged) Info() Info { return s.info }
+
+func (s *dirStaged) Object() Object {
+	if s.obj == nil {
+		return nil
+	}
+	return s.obj
+}
+
+func (s *dirStaged) Commit(ctx context.Context) (Info, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return Info{}, errors.New("store: staged result already committed or aborted")
+	}
+	s.done = true
+	d := s.d
+	defer func() {
+		s.tf.Close() // also releases the flock
+		if !s.renamed {
+			os.Remove(s.tf.Name())
+		}
+	}()
+	if err := d.sync(s.tf); err != nil {
+		return Info{}, fmt.Errorf("store: writing result: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, fmt.Errorf("store: put cancelled: %w", err)
+	}
+	info := s.info
+	for _, dir := range []string{filepath.Join(d.objects, d.shard(info.Ref)), filepath.Join(d.meta, d.shard(info.Ref))} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return Info{}, fmt.Errorf("store: writing result: %w", err)
 		}
 	}
-
-	if err := d.commit(tf.Name(), &info, now); err != nil {
+	if err := d.commit(s.tf.Name(), &info, info.Created); err != nil {
 		return Info{}, err
 	}
-	renamed = true
+	s.renamed = true
 	if !d.manualGC {
 		d.MaybeGC()
 	}
 	return info, nil
+}
+
+func (s *dirStaged) Abort() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return nil
+	}
+	s.done = true
+	s.tf.Close()
+	return os.Remove(s.tf.Name())
 }
 
 // commit moves the temp file at tmpName into place as the blob of info.Ref

@@ -228,3 +228,29 @@ func ReadAll(ctx context.Context, s Store, ref Ref) ([]byte, error) {
 type Annotator interface {
 	Annotate(ctx context.Context, ref Ref, attrs map[string]string) error
 }
+
+// Stager is implemented by stores that can store a result in two steps, so
+// that a caller can work on the result while it is being made durable: the
+// Guard projects a result while the store syncs it to disk, and returns the
+// view only once Commit has succeeded (the exact result is durably stored
+// before any view omits part of it).
+type Stager interface {
+	// Stage streams r in and hashes it as Put does, but does not make it
+	// durable or visible: a Stat or Open of its ref does not find it until
+	// Commit returns. Exactly one of Commit and Abort must be called.
+	Stage(ctx context.Context, r io.Reader, meta Meta) (Staged, error)
+}
+
+// Staged is a result written but not yet committed.
+type Staged interface {
+	// Info describes the staged result, as Put's Info would.
+	Info() Info
+	// Object reads the staged bytes, verified as an Object read from the
+	// store is; it stays readable after Commit or Abort until it is closed.
+	Object() Object
+	// Commit makes the result durable and visible under its ref, as Put
+	// does, and returns its Info. It may run while Object is being read.
+	Commit(ctx context.Context) (Info, error)
+	// Abort discards the staged result. It is a no-op after Commit.
+	Abort() error
+}
