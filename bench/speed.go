@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -588,6 +589,10 @@ type SpeedOptions struct {
 	// Phases also measures the phases of crumb's work apart (see
 	// [Phases]), to tell where its time goes.
 	Phases bool
+	// Runs is how many times each of copy, plain copy and crumb runs, in
+	// turn; each row reports the run of median time. Zero means 3: disk
+	// syncs on a shared machine vary by a factor of two from run to run.
+	Runs int
 }
 
 // Phases are the parts of crumb's work on one result, measured apart: the
@@ -643,6 +648,9 @@ func RunSpeed(ctx context.Context, o SpeedOptions) (SpeedReport, error) {
 	if o.PassThroughRuns <= 0 {
 		o.PassThroughRuns = 20_000
 	}
+	if o.Runs <= 0 {
+		o.Runs = 3
+	}
 	progress := func(format string, args ...any) {
 		if o.Progress != nil {
 			o.Progress(fmt.Sprintf(format, args...))
@@ -671,22 +679,32 @@ func RunSpeed(ctx context.Context, o SpeedOptions) (SpeedReport, error) {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return rep, fmt.Errorf("bench: %w", err)
 			}
-			for _, m := range []struct {
+			modes := []struct {
 				mode string
 				out  *OneResult
-			}{{ModeCopy, &row.Copy}, {ModeCopyNoSync, &row.CopyNoSync}, {ModeCrumb, &row.Crumb}} {
-				step++
-				progress("%s of a %s %s result (%d of %d)", m.mode, BinarySize(size), kind, step, 3*len(sizes)*len(o.Kinds))
-				syscall.Sync() // start from a clean page cache
-				spec := OneSpec{Mode: m.mode, Kind: kind, Size: size, Corpus: o.Corpus, Dir: dir}
-				if m.mode == ModeCrumb && o.CPUProfileDir != "" {
-					spec.CPUProfile = filepath.Join(o.CPUProfileDir, fmt.Sprintf("crumb-%s-%d.pprof", kind, size))
+				runs []OneResult
+			}{{mode: ModeCopy, out: &row.Copy}, {mode: ModeCopyNoSync, out: &row.CopyNoSync}, {mode: ModeCrumb, out: &row.Crumb}}
+			// The runs of the three take turns, so that a slow spell of the
+			// machine falls on all of them alike.
+			for run := 0; run < o.Runs; run++ {
+				for i := range modes {
+					m := &modes[i]
+					step++
+					progress("%s of a %s %s result (%d of %d)", m.mode, BinarySize(size), kind, step, 3*o.Runs*len(sizes)*len(o.Kinds))
+					syscall.Sync() // start from a clean page cache
+					spec := OneSpec{Mode: m.mode, Kind: kind, Size: size, Corpus: o.Corpus, Dir: dir}
+					if m.mode == ModeCrumb && o.CPUProfileDir != "" && run == 0 {
+						spec.CPUProfile = filepath.Join(o.CPUProfileDir, fmt.Sprintf("crumb-%s-%d.pprof", kind, size))
+					}
+					r, err := o.Run(ctx, spec)
+					if err != nil {
+						return rep, fmt.Errorf("bench: %s of a %s %s result: %w", m.mode, BinarySize(size), kind, err)
+					}
+					m.runs = append(m.runs, r)
 				}
-				r, err := o.Run(ctx, spec)
-				if err != nil {
-					return rep, fmt.Errorf("bench: %s of a %s %s result: %w", m.mode, BinarySize(size), kind, err)
-				}
-				*m.out = r
+			}
+			for i := range modes {
+				*modes[i].out = median(modes[i].runs)
 			}
 			if o.Phases {
 				ph := &Phases{}
@@ -754,6 +772,18 @@ func RunSpeed(ctx context.Context, o SpeedOptions) (SpeedReport, error) {
 		rep.Read.Kind, rep.Grep.Kind, rep.RecallSize = rep.RecallOf, rep.RecallOf, recallSize
 	}
 	return rep, ctx.Err()
+}
+
+// median returns the run of median time (the slower of the middle two for
+// an even count), with the highest peak memory of all the runs.
+func median(runs []OneResult) OneResult {
+	sorted := slices.Clone(runs)
+	slices.SortFunc(sorted, func(a, b OneResult) int { return cmp.Compare(a.Seconds, b.Seconds) })
+	m := sorted[len(sorted)/2]
+	for _, r := range runs {
+		m.PeakRSS = max(m.PeakRSS, r.PeakRSS)
+	}
+	return m
 }
 
 // WriteSpeed writes a speed report as tables.

@@ -17,7 +17,7 @@ func init() {
 		name:    "bench",
 		summary: "measure evidence kept per token against other systems' baselines, or speed",
 		usage: `Usage: crumb bench [--cases DIR] [--strategy NAME]... [--budget TOKENS]... [-v] [--json | --markdown] [--svg FILE]
-       crumb bench --speed [--sizes 1MB,100MB,1GB] [--kinds log,command,json] [--dir DIR] [--phases] [--json]
+       crumb bench --speed [--sizes 1MB,100MB,1GB] [--kinds log,command,json] [--runs N] [--dir DIR] [--phases] [--json]
 
 Runs a corpus of real tool outputs through several strategies and prints,
 per strategy: the tokens of the first views (o200k_base), the needles (the
@@ -89,6 +89,7 @@ func runBench(e *env, args []string) error {
 	kinds := fs.String("kinds", "log,command,json", "result `KINDS` for --speed")
 	dir := fs.String("dir", "", "scratch `DIR`ectory for --speed (default: the system's temporary directory)")
 	profile := fs.String("cpuprofile", "", "with --speed, write CPU profiles of crumb's runs to `DIR`")
+	runs := fs.Int("runs", 3, "with --speed, run each measurement `N` times in turn and report the median")
 	phases := fs.Bool("phases", false, "with --speed, also time the phases of crumb's work apart: hashing, storing, verifying, projecting")
 	one := fs.String("speed-one", "", "internal: run one speed measurement described by `JSON`")
 	pos, err := parse(e, c, fs, args)
@@ -107,12 +108,15 @@ func runBench(e *env, args []string) error {
 	if !*speed && (*phases || *profile != "") {
 		return usagef(c.name, "--phases and --cpuprofile go with --speed")
 	}
+	if *runs < 1 {
+		return usagef(c.name, "--runs must be at least 1")
+	}
 	corpus, err := findCorpus(*casesDir)
 	if err != nil {
 		return err
 	}
 	if *speed {
-		return runSpeed(e, corpus, *sizes, *kinds, *dir, *profile, *phases, *asJSON)
+		return runSpeed(e, corpus, *sizes, *kinds, *dir, *profile, *phases, *asJSON, *runs)
 	}
 	if len(names) == 0 {
 		names = bench.DefaultStrategies()

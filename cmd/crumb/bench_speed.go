@@ -15,8 +15,8 @@ import (
 
 // runSpeed runs "crumb bench --speed": each measurement in a child process
 // ("crumb bench --speed-one SPEC") so that its peak memory is its own.
-func runSpeed(e *env, corpus, sizesArg, kindsArg, dir, profile string, phases, asJSON bool) error {
-	o := bench.SpeedOptions{Corpus: corpus, Dir: dir, CPUProfileDir: profile, Phases: phases}
+func runSpeed(e *env, corpus, sizesArg, kindsArg, dir, profile string, phases, asJSON bool, runs int) error {
+	o := bench.SpeedOptions{Corpus: corpus, Dir: dir, CPUProfileDir: profile, Phases: phases, Runs: runs}
 	for _, s := range strings.Split(sizesArg, ",") {
 		n, err := bench.ParseSize(s)
 		if err != nil {
