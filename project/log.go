@@ -20,12 +20,12 @@ import (
 // read whole; a larger one is sampled: its first and last logSample.ends
 // bytes and logSample.windows windows of logSample.window bytes spread
 // evenly between them, so that projecting a 1 GB log reads no more than a
-// 48 MB one, and the view says that its counts are the sample's. Tests make
+// 28 MB one, and the view says that its counts are the sample's. Tests make
 // these smaller.
 var logSample = struct {
 	full, ends, window int64
 	windows            int
-}{full: 48 << 20, ends: 8 << 20, window: 1 << 20, windows: 32}
+}{full: 32 << 20, ends: 8 << 20, window: 512 << 10, windows: 24}
 
 const (
 	// logLineCap is how much of a line classification and mining look at.
