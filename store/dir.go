@@ -123,7 +123,6 @@ type Dir struct {
 
 var _ Store = (*Dir)(nil)
 
-
 // DefaultPath returns the directory the store uses unless told otherwise:
 // $CRUMB_STORE when it is set, else "crumb" in the user's cache directory.
 func DefaultPath() (string, error) {

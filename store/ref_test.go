@@ -10,9 +10,9 @@ import (
 
 func TestParseRef(t *testing.T) {
 	good := map[string]store.Ref{
-		"0123456789abcdef":        "0123456789abcdef",
-		" 0123456789abcdef\n":     "0123456789abcdef",
-		"crumb:0123456789abcdef":  "0123456789abcdef",
+		"0123456789abcdef":         "0123456789abcdef",
+		" 0123456789abcdef\n":      "0123456789abcdef",
+		"crumb:0123456789abcdef":   "0123456789abcdef",
 		"\tcrumb:fedcba9876543210": "fedcba9876543210",
 	}
 	for in, want := range good {
