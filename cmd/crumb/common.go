@@ -85,6 +85,20 @@ func storeFlag(fs *flag.FlagSet) *string {
 	return fs.String("store", "", "store `DIR`ectory (default $CRUMB_STORE or the user cache directory)")
 }
 
+// parseNoArgs adds --store to fs, parses a command that takes no positional
+// arguments, and opens the store.
+func parseNoArgs(e *env, c *command, fs *flag.FlagSet, args []string) (*store.Dir, error) {
+	storeDir := storeFlag(fs)
+	pos, err := parse(e, c, fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, usagef(c.name, "unexpected argument %q", pos[0])
+	}
+	return openStore(e, *storeDir)
+}
+
 // openStore opens the directory store: --store, else $CRUMB_STORE, else the
 // user cache directory. Collections are started by startGC, never inline.
 func openStore(e *env, dir string) (*store.Dir, error) {

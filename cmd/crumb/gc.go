@@ -25,15 +25,7 @@ func runGC(e *env, args []string) error {
 	fs := newFlags(e, c)
 	quiet := fs.Bool("quiet", false, "print nothing")
 	asJSON := fs.Bool("json", false, "print what was done as JSON")
-	storeDir := storeFlag(fs)
-	pos, err := parse(e, c, fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef(c.name, "unexpected argument %q", pos[0])
-	}
-	d, err := openStore(e, *storeDir)
+	d, err := parseNoArgs(e, c, fs, args)
 	if err != nil {
 		return err
 	}

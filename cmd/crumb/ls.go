@@ -30,15 +30,7 @@ func runLs(e *env, args []string) error {
 	c := commands["ls"]
 	fs := newFlags(e, c)
 	asJSON := fs.Bool("json", false, "print the list as JSON")
-	storeDir := storeFlag(fs)
-	pos, err := parse(e, c, fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef(c.name, "unexpected argument %q", pos[0])
-	}
-	d, err := openStore(e, *storeDir)
+	d, err := parseNoArgs(e, c, fs, args)
 	if err != nil {
 		return err
 	}

@@ -36,15 +36,7 @@ func runStats(e *env, args []string) error {
 	c := commands["stats"]
 	fs := newFlags(e, c)
 	asJSON := fs.Bool("json", false, "print the figures as JSON")
-	storeDir := storeFlag(fs)
-	pos, err := parse(e, c, fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef(c.name, "unexpected argument %q", pos[0])
-	}
-	d, err := openStore(e, *storeDir)
+	d, err := parseNoArgs(e, c, fs, args)
 	if err != nil {
 		return err
 	}
