@@ -39,6 +39,9 @@ func init() {
 // Evidence the budget has no room for is counted, with the search that finds
 // it. The whole output is scanned once, with bounded state (see
 // command_scan.go), so a 1 GB log costs memory proportional to the budget.
+// Above 64 MiB only a sample is scanned (its start, its end and windows
+// between; see command_sample.go), and the view says so and gives the
+// search that covers the rest.
 
 // Shares of the room for excerpts.
 const (
@@ -77,11 +80,11 @@ func projectCommand(ctx context.Context, in *Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	scan, err := cmdScanSource(ctx, in)
+	scan, sample, err := cmdScanInput(ctx, in, e.doc)
 	if err != nil {
 		return Output{}, err
 	}
-	p := &cmdProjector{e: e, in: in, scan: scan, size: e.doc.Size(), total: e.total}
+	p := &cmdProjector{e: e, in: in, scan: scan, sample: sample, size: e.doc.Size(), total: e.total}
 	return p.project(ctx)
 }
 
@@ -249,11 +252,12 @@ type cmdLine struct {
 
 // cmdProjector holds one projection's state.
 type cmdProjector struct {
-	e     *excerptor
-	in    *Input
-	scan  *cmdScan
-	size  int64
-	total int64
+	e      *excerptor
+	in     *Input
+	scan   *cmdScan
+	sample *cmdSampled // what the scan read, when it did not read everything
+	size   int64
+	total  int64
 
 	runs        []cmdRun // by first line
 	sampleCache map[int64][]string
@@ -285,7 +289,11 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	p.cache = map[int64]*cmdLine{}
 	p.sampleCache = map[int64][]string{}
 
+	// Shown whole, a sampled output needs no word on its sample.
+	sample := p.sample
+	p.sample = nil
 	l := p.layout(nil)
+	p.sample = sample
 	// Small enough to show whole?
 	wholeRoom := in.Budget - e.cost(e.header(l, nil)) - 2
 	for _, s := range l.prelude {
@@ -317,6 +325,7 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	// The room: the budget less the header, the prelude and the marker of
 	// the first omitted stretch. It is an estimate; fit trims what does not
 	// fit, least important first.
+	l = p.layout(nil)
 	p.compact = in.Budget < cmdCompactBelow
 	worst := gap{from: 0, to: p.size, label: "lines " + textfmt.Int(p.total) + "-" + textfmt.Int(p.total),
 		req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: p.total, To: p.total}}}
@@ -363,8 +372,16 @@ func (p *cmdProjector) layout(more map[cmdFamily]int64) layout {
 	if p.in.Duration > 0 && !p.in.TimedOut {
 		l.facts = append(l.facts, "ran "+cmdDuration(p.in.Duration))
 	}
+	if p.sample != nil {
+		l.facts = append(l.facts, p.sampleFact())
+	}
 	if p.command != "" {
 		l.prelude = append(l.prelude, p.command)
+	}
+	if p.sample != nil {
+		if s := p.sampleNote(); s != "" {
+			l.prelude = append(l.prelude, s)
+		}
 	}
 	if s := p.moreLine(more); s != "" && p.more {
 		l.prelude = append(l.prelude, s)
@@ -391,6 +408,9 @@ func (p *cmdProjector) moreLine(more map[cmdFamily]int64) string {
 		return ""
 	}
 	req := recall.Request{Ref: p.in.Ref, Rev: p.in.Rev(), Grep: &recall.GrepSpec{Pattern: strings.Join(pats, "|")}}
+	if p.sample != nil {
+		return "[not shown: " + strings.Join(parts, ", ") + " found in the sample; find them and any others: " + p.in.hint(req) + "]"
+	}
 	return "[not shown: " + strings.Join(parts, ", ") + "; find them: " + p.in.hint(req) + "]"
 }
 

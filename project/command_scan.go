@@ -133,6 +133,7 @@ type cmdSlot struct {
 type cmdScan struct {
 	off  int64 // offset of the next byte
 	line int64 // number of the line being read
+	seen int64 // lines scanned: fewer than line-1 when the scan jumps
 
 	// A line that straddles writes: its start and its first bytes.
 	partial   bool
@@ -209,11 +210,26 @@ func (s *cmdScan) finish() {
 // lines returns the number of lines scanned.
 func (s *cmdScan) lines() int64 { return s.line - 1 }
 
+// jump moves a sampling scan to off, the start of line number line, past
+// bytes it does not read. A line left unfinished counts by its first bytes,
+// and no run goes on across the jump.
+func (s *cmdScan) jump(off, line int64) {
+	if s.partial {
+		s.onLine(s.partBuf, s.partStart)
+		s.partial = false
+		s.partBuf = s.partBuf[:0]
+	}
+	s.endRun(s.off)
+	s.slots = [64]cmdSlot{}
+	s.off, s.line = off, line
+}
+
 // onLine handles one line: text is its first bytes (without the newline),
 // start its offset.
 func (s *cmdScan) onLine(text []byte, start int64) {
 	no := s.line
 	s.line++
+	s.seen++
 	s.repeat(text, no, start)
 	k := cmdIndent(text)
 	if k == len(text) {
