@@ -436,6 +436,10 @@ func (d *Dir) commit(tmpName string, info *Info, now time.Time) error {
 // writeSize is the most bytes Put reads and writes at once.
 const writeSize = 256 << 10
 
+// writebackEvery is how often, in bytes written, Put asks the kernel to
+// start writing what it has so far, so that the final fsync has little left.
+const writebackEvery = 8 << 20
+
 // ingest copies r to w (at most limit bytes when limit > 0, draining and
 // counting the rest) one chunk at a time, while worker goroutines hash the
 // chunks already written, and counts newlines for the line index. Memory
@@ -464,6 +468,7 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 		return <-free
 	}
 	var in ingest
+	var flushed int64      // bytes handed to the kernel's writeback
 	buf, fill := next(), 0 // the chunk being filled
 	for {
 		if err := ctx.Err(); err != nil {
@@ -489,6 +494,10 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 			in.lines.add(data)
 			in.size += keep
 			fill += int(keep)
+			if f, ok := w.(*os.File); ok && !d.noSync && in.size-flushed >= writebackEvery {
+				startWriteback(f, flushed, in.size-flushed)
+				flushed = in.size
+			}
 			if fill == ChunkSize {
 				hasher.add(buf, fill)
 				buf, fill = next(), 0
