@@ -31,8 +31,11 @@ func init() {
 // apart and shown as a reference to its bytes.
 //
 // The document is read once by a byte-level scanner with bounded state;
-// only the parts shown are decoded. A document that is not valid JSON is
-// shown as text, with the place of the error named.
+// only the parts shown are decoded. A document larger than jsonSample.full
+// is read in part, its start and its end, and the view says so, with "at
+// least" on the counts that may be short and the read of what it did not
+// read (see json_sample.go). A document that is not valid JSON is shown as
+// text, with the place of the error named.
 func projectJSON(ctx context.Context, in *Input) (Output, error) {
 	p, err := scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(intentOf(in.Args)))
 	if err != nil {
@@ -41,8 +44,11 @@ func projectJSON(ctx context.Context, in *Input) (Output, error) {
 	if p.syntax != nil {
 		return jsonInvalid(ctx, in, p.syntax)
 	}
-	v := &jsonView{ctx: ctx, in: in, p: p, assetNotes: map[int64]string{}, hits: p.hits()}
-	if v.lines, err = in.Doc().Lines(); err != nil {
+	v := &jsonView{ctx: ctx, in: in, p: p, assetNotes: map[int64]string{}, hits: p.hits(), doc: in.Doc(), indexed: indexedLines(in.Source)}
+	if p.sampled && !v.indexed {
+		// Counting the lines would read the whole document.
+		v.lines = -1
+	} else if v.lines, err = v.doc.Lines(); err != nil {
 		return Output{}, err
 	}
 	if out, ok, err := v.whole(); ok || err != nil {
@@ -55,6 +61,9 @@ func projectJSON(ctx context.Context, in *Input) (Output, error) {
 func (v *jsonView) what() string {
 	p := v.p
 	if p.values > 1 {
+		if p.sampled {
+			return "at least " + textfmt.Int(p.rootCount(p.outer)) + " JSON values one after another"
+		}
 		return textfmt.Int(p.values) + " JSON values one after another"
 	}
 	if len(p.outer.kids) == 0 {
@@ -64,13 +73,13 @@ func (v *jsonView) what() string {
 	switch c.kind {
 	case jsonscan.BeginObject:
 		if c.info != nil {
-			return "object, " + textfmt.Plural(c.info.n, "key")
+			return "object, " + v.atLeast(c.info.open) + textfmt.Plural(p.rootCount(c.info), "key")
 		}
 		return "object"
 	case jsonscan.BeginArray:
 		s := "array"
 		if c.info != nil {
-			s += ", " + textfmt.Plural(c.info.n, "item")
+			s += ", " + v.atLeast(c.info.open) + textfmt.Plural(p.rootCount(c.info), "item")
 		}
 		if e := p.top.elem; e != nil && e.elem != nil && e.elem.count > 0 {
 			s += " (" + kindsOf(e.elem) + ")"
@@ -85,7 +94,10 @@ func (v *jsonView) what() string {
 }
 
 func (v *jsonView) facts() string {
-	s := v.what() + ", " + textfmt.Size(v.in.Source.Size()) + ", " + textfmt.Plural(v.lines, "line")
+	s := v.what() + ", " + textfmt.Size(v.in.Source.Size())
+	if v.lines >= 0 {
+		s += ", " + textfmt.Plural(v.lines, "line")
+	}
 	if v.in.Ref != "" {
 		s += ", ref " + string(v.in.Ref)
 	}
@@ -125,8 +137,7 @@ func (v *jsonView) whole() (Output, bool, error) {
 	b.Reset()
 	b.WriteString("[crumb json: " + v.facts() + "; shown whole without the white space between its tokens, one value a line")
 	if v.in.Ref != "" {
-		raw := recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Lines: &recall.Span{From: 1, To: max(v.lines, 1)}}
-		b.WriteString("; as it is written: " + v.in.hint(raw))
+		b.WriteString("; as it is written: " + v.in.hint(v.allRead()))
 	}
 	b.WriteString("]")
 	for _, l := range compact {
@@ -373,11 +384,19 @@ func (v *jsonView) render() (Output, error) {
 		if len(lines) == 0 {
 			return 0
 		}
-		return in.Counter.Count(strings.Join(lines, "\n")) + 1
+		return v.count(lines...) + 1
 	}
 	fixed := in.Counter.Count(header(len(v.hits) > 0)) + cost(footer) + 8
 	if in.StoreError != "" {
 		fixed += in.Counter.Count(v.storeNote()) + 1
+	}
+	if v.p.sampled {
+		note, err := v.sampleNote()
+		if err != nil {
+			return Output{}, err
+		}
+		v.note = note
+		fixed += in.Counter.Count(note) + 1
 	}
 	room := in.Budget - fixed
 
@@ -458,7 +477,8 @@ func (v *jsonView) render() (Output, error) {
 	}
 	out := Output{Text: text}
 	if in.Ref != "" {
-		out.Next = &recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: 1, To: max(v.lines, 1)}}
+		next := v.allRead()
+		out.Next = &next
 	}
 	return out, nil
 }
@@ -468,6 +488,9 @@ func (v *jsonView) assemble(header string, parts ...[]string) string {
 	b.WriteString(header)
 	if v.in.StoreError != "" {
 		b.WriteString("\n" + v.storeNote())
+	}
+	if v.note != "" {
+		b.WriteString("\n" + v.note)
 	}
 	for _, lines := range parts[:len(parts)-1] {
 		for _, l := range lines {
@@ -511,10 +534,14 @@ func (v *jsonView) footer(bs []shapeBlock) []string {
 	}
 	p := recall.Request{Ref: in.Ref, Rev: in.Rev(), Pointer: &ptr}
 	q := recall.Request{Ref: in.Ref, Rev: in.Rev(), Query: v.jqExample(bs)}
-	raw := recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: 1, To: max(v.lines, 1)}}
+	raw := v.allRead()
 	stream := ""
 	if v.p.values > 1 {
 		stream = " (it sees the values as one array, as jq -s does)"
+	}
+	if !v.jqOK() {
+		// recall runs no jq query on a document this large.
+		return []string{fmt.Sprintf("[read one part: %s · the raw text: %s]", in.hint(p), in.hint(raw))}
 	}
 	if in.Budget < 800 {
 		return []string{fmt.Sprintf("[read one part: %s · select with jq%s: %s]", in.hint(p), stream, in.hint(q))}
@@ -539,7 +566,7 @@ func (v *jsonView) assetLines(room int) ([]string, error) {
 			continue
 		}
 		line := ptrText(a.ptr) + " holds " + note
-		c := v.in.Counter.Count(line) + 1
+		c := v.count(line) + 1
 		if used+c > room {
 			break
 		}
@@ -548,7 +575,7 @@ func (v *jsonView) assetLines(room int) ([]string, error) {
 	}
 	if v.p.moreAssets > 0 {
 		line := fmt.Sprintf("… %s more strings that look like base64 data were not extracted", textfmt.Int(int64(v.p.moreAssets)))
-		if c := v.in.Counter.Count(line) + 1; used+c <= room {
+		if c := v.count(line) + 1; used+c <= room {
 			out = append(out, line)
 		}
 	}

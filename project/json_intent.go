@@ -527,6 +527,9 @@ func (v *jsonView) intentTitle() string {
 	for i, w := range v.p.intent.m.words {
 		words[i] = w.word
 	}
+	if v.p.sampled {
+		return "parts that match the intent (" + strings.Join(words, ", ") + ") in the part read, best first:"
+	}
 	return "parts that match the intent (" + strings.Join(words, ", ") + "), best first:"
 }
 
@@ -540,7 +543,7 @@ func (v *jsonView) intentLines(room int) ([]string, error) {
 		return nil, nil
 	}
 	title := v.intentTitle()
-	used := v.in.Counter.Count(title) + 1
+	used := v.count(title) + 1
 	v.above = map[int64]bool{}
 	out := []string{title}
 	r := &hitRender{same: map[[32]byte]string{}}
@@ -562,7 +565,7 @@ func (v *jsonView) intentLines(room int) ([]string, error) {
 			continue
 		}
 		out = append(out, lines...)
-		used += v.in.Counter.Count(strings.Join(lines, "\n")) + 1
+		used += v.count(lines...) + 1
 		shown++
 	}
 	if shown == 0 {
@@ -601,7 +604,7 @@ func (r *hitRender) around(h *jsonHit) bool {
 // fit.
 func (v *jsonView) hitLines(h *jsonHit, r *hitRender, room int) ([]string, error) {
 	fits := func(lines []string) bool {
-		return len(lines) > 0 && v.in.Counter.Count(strings.Join(lines, "\n"))+1 <= room
+		return len(lines) > 0 && v.count(lines...)+1 <= room
 	}
 	// Small, and named by its key or made mostly of what matches: as it
 	// is written.

@@ -64,11 +64,17 @@ type shapeNode struct {
 	minStr     int64
 	maxStr     int64
 	samples    []string
+	// open is set when an instance was still open where the scan of a
+	// sampled document stopped: its length then is a lower bound.
+	open bool
 }
 
 type shapeKey struct {
 	name string
 	node *shapeNode
+	// first is the pointer of the key's first member, kept when the
+	// document is sampled, where no jq query may list the keys.
+	first string
 }
 
 // value kinds counted by a shape node
@@ -109,6 +115,10 @@ type cinfo struct {
 	n          int64     // members or elements
 	kids       []*ochild // the first members or elements
 	last       ochild    // an array's last element
+	// open is set when the container was still open where the scan of a
+	// sampled document stopped: n counts what was read, and end is the
+	// document's.
+	open bool
 }
 
 // ochild is a member or an element of a recorded container.
@@ -165,14 +175,32 @@ type jsonPass struct {
 	size       int64
 	// intent is set when the call carries an intent with words.
 	intent *intentState
+
+	// sampled is set when the document is too large to read whole;
+	// scanned is how much of its start was scanned, read where the tokens
+	// understood end, and tail what was read of its end (see
+	// json_sample.go).
+	sampled bool
+	scanned int64
+	read    int64
+	tail    *jsonTail
 }
 
 // scanJSON reads the document once and returns what the view is built
 // from. With a matcher, it also finds the containers whose keys and values
 // hold the intent's words. A syntax error is returned in the pass, not as
-// an error; errors are read failures and the context's end.
+// an error; errors are read failures and the context's end. A document
+// larger than jsonSample.full is read only in part (see jsonSample).
 func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*jsonPass, error) {
-	p := &jsonPass{s: jsonscan.New(r, size), size: size}
+	limit := size
+	if size > jsonSample.full {
+		limit = min(jsonSample.head, size)
+	}
+	p := &jsonPass{s: jsonscan.New(r, limit), size: size}
+	if limit < size {
+		p.s.Cut()
+		p.sampled, p.scanned = true, limit
+	}
 	if m != nil {
 		p.intent = &intentState{m: m}
 	}
@@ -181,6 +209,7 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*
 	p.top = p.newNode()
 	p.outer = &cinfo{kind: jsonscan.BeginArray, start: 0, end: size}
 	p.frames = append(p.frames, frame{detail: true, node: p.top, info: p.outer, depth: -1})
+	cut := false
 	for i := 0; ; i++ {
 		if i&0xfff == 0 {
 			if err := ctx.Err(); err != nil {
@@ -192,6 +221,10 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*
 			if err == io.EOF {
 				break
 			}
+			if err == jsonscan.ErrCut {
+				cut = true
+				break
+			}
 			var se *jsonscan.SyntaxError
 			if errors.As(err, &se) {
 				p.syntax = se
@@ -199,6 +232,7 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*
 			}
 			return nil, err
 		}
+		p.read = t.End
 		switch t.Kind {
 		case jsonscan.Key:
 			f := &p.frames[len(p.frames)-1]
@@ -214,6 +248,10 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*
 			}
 		default:
 			if err := p.value(t); err != nil {
+				if err == jsonscan.ErrCut {
+					cut = true
+					break
+				}
 				var se *jsonscan.SyntaxError
 				if errors.As(err, &se) {
 					p.syntax = se
@@ -222,16 +260,22 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*
 				return nil, err
 			}
 		}
-		if p.syntax != nil {
+		if p.syntax != nil || cut {
 			break
 		}
 	}
 	p.values = p.s.Values()
 	p.outer.n = p.frames[0].n
+	if cut {
+		if err := p.finishCut(ctx, r); err != nil {
+			return nil, err
+		}
+	}
 	if p.values <= 1 && p.syntax == nil {
 		for i := range p.assets {
 			p.assets[i].ptr = strings.TrimPrefix(p.assets[i].ptr, "/0")
 		}
+		p.trimFirst()
 	}
 	return p, nil
 }
@@ -276,6 +320,11 @@ func (p *jsonPass) member(n *shapeNode, raw []byte, cut bool) *shapeNode {
 			n.keyIdx = map[string]int{}
 		}
 		c := &shapeKey{name: key, node: p.newNode()}
+		if p.sampled {
+			if toks, _, ok, err := p.pathTokens(p.frames); err == nil && ok {
+				c.first = jsonscan.Pointer(toks...)
+			}
+		}
 		n.keyIdx[key] = len(n.keys)
 		n.keys = append(n.keys, c)
 		return c.node
@@ -356,9 +405,14 @@ func (p *jsonPass) value(t jsonscan.Token) error {
 	}
 	if sn == nil && info == nil && p.intent == nil {
 		end, err := p.s.Skip()
+		if err == jsonscan.ErrCut {
+			// It runs past the first part of a sampled document.
+			p.done(f, self, p.size)
+		}
 		if err != nil {
 			return err
 		}
+		p.read = end
 		p.done(f, self, end)
 		return nil
 	}

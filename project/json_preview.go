@@ -93,6 +93,40 @@ type pframe struct {
 // reports that the whole value is shown; cut, that the bytes read ran out
 // before its end.
 func (v *jsonView) preview(start, end int64, base []string, o previewOpts) (text string, complete, cut bool, err error) {
+	// The outline is rendered many times while it is fitted to the
+	// budget: each preview is made once.
+	k := previewKey{start: start, end: end, path: strings.Join(base, "\x00"), o: o, anon: v.anon}
+	if r, ok := v.previews[k]; ok {
+		return r.text, r.complete, r.cut, nil
+	}
+	text, complete, cut, err = v.previewOnce(start, end, base, o)
+	if err != nil {
+		return "", false, false, err
+	}
+	if v.previews == nil {
+		v.previews = map[previewKey]previewResult{}
+	}
+	v.previews[k] = previewResult{text, complete, cut}
+	return text, complete, cut, nil
+}
+
+// previewKey names a preview: its value, pointer, bounds and mode.
+type previewKey struct {
+	start, end int64
+	path       string
+	o          previewOpts
+	anon       bool
+	str        bool // a string's rendering (stringValue)
+}
+
+// previewResult is a preview made.
+type previewResult struct {
+	text          string
+	complete, cut bool
+}
+
+// previewOnce makes a preview (see preview).
+func (v *jsonView) previewOnce(start, end int64, base []string, o previewOpts) (text string, complete, cut bool, err error) {
 	limit := min(end, start+o.maxBytes)
 	s := jsonscan.NewAt(v.in.Source, start, limit)
 	s.Single()
@@ -276,8 +310,25 @@ func (v *jsonView) previewValue(b *strings.Builder, s *jsonscan.Scanner, t jsons
 // stringValue renders a string value: whole when short, else its first
 // characters with its size and pointer; base64 data becomes a reference.
 func (v *jsonView) stringValue(start, end int64, path []string, strCut int) (string, bool, error) {
+	k := previewKey{start: start, end: end, path: strings.Join(path, "\x00"), o: previewOpts{strCut: strCut}, anon: v.anon, str: true}
+	if r, ok := v.previews[k]; ok {
+		return r.text, r.cut, nil
+	}
+	text, cut, err := v.stringOnce(start, end, path, strCut)
+	if err != nil {
+		return "", false, err
+	}
+	if v.previews == nil {
+		v.previews = map[previewKey]previewResult{}
+	}
+	v.previews[k] = previewResult{text: text, cut: cut}
+	return text, cut, nil
+}
+
+// stringOnce renders a string value (see stringValue).
+func (v *jsonView) stringOnce(start, end int64, path []string, strCut int) (string, bool, error) {
 	n := end - start
-	if n >= assetMinLen {
+	if n >= assetMinLen && !v.anon {
 		note, ok, err := v.assetNote(start, end, pointerOrRoot(path))
 		if err != nil {
 			return "", false, err
@@ -294,6 +345,11 @@ func (v *jsonView) stringValue(start, end int64, path []string, strCut int) (str
 	text, cut := jsonscan.KeyText(raw, n > limit)
 	if !cut && utf8.RuneCountInString(text) <= strCut {
 		return quoteJSON(text), false, nil
+	}
+	if v.anon {
+		// Its pointer is not known: the read of the whole value goes
+		// with it.
+		return quoteJSON(cutRunes(text, strCut)+"…") + " (" + textfmt.Size(n-2) + ")", true, nil
 	}
 	return quoteJSON(cutRunes(text, strCut)+"…") + " (" + textfmt.Size(n-2) + " at " + ptrText(pointerOrRoot(path)) + ")", true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/jsonscan"
+	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
@@ -39,6 +40,21 @@ type jsonView struct {
 	// holds the starts of those shown whole.
 	hits  []*jsonHit
 	above map[int64]bool
+
+	// doc addresses the document by lines; indexed says that the store
+	// recorded where its lines are, and lineMemo remembers the lines
+	// found. anon is set while a value whose pointer is not known is
+	// rendered (see json_sample.go).
+	doc      *lines.Doc
+	indexed  bool
+	lineMemo map[int64]int64
+	anon     bool
+	// note says what of a sampled document was read.
+	note string
+	// previews holds the previews made (see preview); counter counts
+	// tokens, remembering the lines it has counted (see json_count.go).
+	previews map[previewKey]previewResult
+	counter  *lineCounter
 }
 
 // req is a pointer read of the input.
@@ -141,15 +157,13 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 			case d == 0 && container:
 				line += "  # the whole document"
 				if c.info != nil {
-					line += " (" + textfmt.Plural(c.info.n, map[bool]string{true: "item", false: "key"}[c.kind == jsonscan.BeginArray]) + ", " + textfmt.Size(c.end-c.start) + ")"
+					line += " (" + v.countNote(c) + ")"
 				}
 			case element && container || container && !complete || element && !complete:
 				line += "  # " + ptrText(ptr)
 				switch {
-				case c.info != nil && c.kind == jsonscan.BeginArray:
-					line += " (" + textfmt.Plural(c.info.n, "item") + ", " + textfmt.Size(c.end-c.start) + ")"
 				case c.info != nil:
-					line += " (" + textfmt.Plural(c.info.n, "key") + ", " + textfmt.Size(c.end-c.start) + ")"
+					line += " (" + v.countNote(c) + ")"
 				case cut:
 					line += " (" + textfmt.Size(c.end-c.start) + ")"
 				}
@@ -160,10 +174,10 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 	}
 	info := c.info
 	open, close := "{", "}"
-	what := textfmt.Plural(info.n, "key")
+	what := v.atLeast(info.open) + textfmt.Plural(v.p.rootCount(info), "key")
 	if c.kind == jsonscan.BeginArray {
 		open, close = "[", "]"
-		what = textfmt.Plural(info.n, "item")
+		what = v.atLeast(info.open) + textfmt.Plural(v.p.rootCount(info), "item")
 	}
 	note := "  # " + ptrText(ptr) + " (" + what + ")"
 	switch {
@@ -172,7 +186,7 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 		// and their key; the counts are what is new.
 		note = "  # " + what
 	case stream:
-		note = "  # " + textfmt.Int(info.n) + " top-level values, read as one array: /0 is the first"
+		note = "  # " + v.atLeast(info.open) + textfmt.Int(v.p.rootCount(info)) + " top-level values, read as one array: /0 is the first"
 	case d == 0:
 		note = "  # " + what
 	}
@@ -196,7 +210,16 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 			}
 			shown++
 		}
-		if rest := info.n - int64(shown); rest > 0 {
+		if info.open {
+			line, err := v.openObjectRest(info, toks, shown)
+			if err != nil {
+				return err
+			}
+			*out = append(*out, inner+line)
+			if err := v.tailLines(out, info, toks, d, inner, lv); err != nil {
+				return err
+			}
+		} else if rest := info.n - int64(shown); rest > 0 {
 			v.omitted = true
 			v.notePtr(ptr)
 			var names []string
@@ -234,6 +257,18 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 		}
 		shown++
 	}
+	if info.open {
+		line, err := v.openArrayRest(info, toks, shown, stream)
+		if err != nil {
+			return err
+		}
+		*out = append(*out, inner+line)
+		if err := v.tailLines(out, info, toks, d, inner, lv); err != nil {
+			return err
+		}
+		*out = append(*out, indent+close)
+		return nil
+	}
 	last := info.n - 1
 	if info.n > shown {
 		if gap := last - shown; gap > 0 {
@@ -242,6 +277,14 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 			to := append(toks[:len(toks):len(toks)], strconv.FormatInt(last-1, 10))
 			v.notePtr(ptrOf(from))
 			q := recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Query: jqSlice(toks, shown, last, stream)}
+			if !v.jqOK() {
+				// No jq on a document this large: the lines that hold
+				// them.
+				var err error
+				if q, err = v.spanRead(info.kids[min(int(shown), len(info.kids)-1)].start, info.last.start); err != nil {
+					return err
+				}
+			}
 			line := inner + "… " + textfmt.Plural(gap, "more item") + ": " + ptrText(ptrOf(from))
 			if gap > 1 {
 				line += " … " + ptrText(ptrOf(to))
@@ -258,6 +301,20 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 }
 
 func ptrOf(toks []string) string { return jsonscan.Pointer(toks...) }
+
+// countNote counts the members or elements of a recorded container, with
+// its size; for one still open where a sampled document's first part
+// ends, the count read so far.
+func (v *jsonView) countNote(c *ochild) string {
+	word := "key"
+	if c.kind == jsonscan.BeginArray {
+		word = "item"
+	}
+	if c.info.open {
+		return "at least " + textfmt.Plural(v.p.rootCount(c.info), word)
+	}
+	return textfmt.Plural(c.info.n, word) + ", " + textfmt.Size(c.end-c.start)
+}
 
 // ptrText writes a pointer for a view: as it is, or in single quotes (as
 // a shell would want it) when it holds white space, quotes, commas or
@@ -322,10 +379,10 @@ func parseIndexTok(t string) (int64, bool) {
 func describeShape(n *shapeNode, samples int) string {
 	var parts []string
 	if n.kinds[kObject] > 0 {
-		parts = append(parts, "object ("+rangeOf(n.minMembers, n.maxMembers, "key")+")")
+		parts = append(parts, "object ("+openRange(n.minMembers, n.maxMembers, "key", n.open)+")")
 	}
 	if n.kinds[kArray] > 0 {
-		s := "array (" + rangeOf(n.minLen, n.maxLen, "item") + ")"
+		s := "array (" + openRange(n.minLen, n.maxLen, "item", n.open) + ")"
 		if e := n.elem; e != nil && e.count > 0 {
 			s += " of " + kindsOf(e)
 		}
@@ -376,6 +433,19 @@ func kindsOf(n *shapeNode) string {
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// openRange is rangeOf for the lengths of a path where one instance was
+// still open where a sampled document's first part ends: the largest is a
+// lower bound.
+func openRange(lo, hi int64, word string, open bool) string {
+	switch {
+	case !open:
+		return rangeOf(lo, hi, word)
+	case lo < 0 || lo >= hi:
+		return "at least " + textfmt.Plural(hi, word)
+	}
+	return textfmt.Int(lo) + " to at least " + textfmt.Int(hi) + " " + word + "s"
 }
 
 func rangeOf(lo, hi int64, word string) string {
@@ -473,15 +543,17 @@ func (v *jsonView) shape(bs []shapeBlock, lv slevel) []string {
 		e := b.elem
 		objs := e.kinds[kObject]
 		head := "shape of " + b.jq + " ("
+		// Counts of a sampled document are of what was read.
+		least := v.atLeast(v.p.sampled)
 		switch {
 		case b.mapKeys > 0:
 			head += "the values of an object used as a map, up to " + textfmt.Plural(b.mapKeys, "key") + "; the shape of " + textfmt.Int(e.count) + " of them"
 		case objs == e.count && b.items > 0:
-			head += textfmt.Plural(b.items, "object")
+			head += least + textfmt.Plural(b.items, "object")
 		case objs == e.count:
-			head += textfmt.Plural(objs, "object")
+			head += least + textfmt.Plural(objs, "object")
 		default:
-			head += textfmt.Plural(max(b.items, e.count), "item") + ": " + kindsOf(e)
+			head += least + textfmt.Plural(max(b.items, e.count), "item") + ": " + kindsOf(e)
 		}
 		if e.count < b.items {
 			head += ", " + textfmt.Int(e.count) + " read"
@@ -491,6 +563,10 @@ func (v *jsonView) shape(bs []shapeBlock, lv slevel) []string {
 			if j == lv.keys {
 				v.omitted = true
 				rest := len(e.keys) - j
+				if !v.jqOK() {
+					out = append(out, "  … "+textfmt.Plural(int64(rest), "more key")+": "+v.firstOf(e.keys[j:]))
+					break
+				}
 				out = append(out, fmt.Sprintf("  … %s (all keys: %s)", textfmt.Plural(int64(rest), "more key"), v.in.hint(recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Query: "[" + b.jq + " | keys[]] | unique"})))
 				break
 			}
@@ -509,6 +585,24 @@ func (v *jsonView) shape(bs []shapeBlock, lv slevel) []string {
 		}
 	}
 	return out
+}
+
+// firstOf names keys of the shape that it leaves out, each with the
+// pointer of its first member, for a document too large for jq queries.
+func (v *jsonView) firstOf(keys []*shapeKey) string {
+	var parts []string
+	for _, k := range keys {
+		if len(parts) == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		p := jqKey(k.name)
+		if k.first != "" {
+			p += " (the first: " + v.in.hint(v.req(k.first)) + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // jqExample picks a jq query that fits the document, for the footer.

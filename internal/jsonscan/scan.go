@@ -105,6 +105,7 @@ type Scanner struct {
 	err    error
 	eof    bool
 	single bool // stop after one top-level value
+	cut    bool // the limit cuts a longer document (see Cut)
 
 	winSize int64 // WindowSize, smaller in tests
 
@@ -240,6 +241,18 @@ func (s *Scanner) readAhead(off int64) {
 	}
 }
 
+// ErrCut is what a scanner returns, in the place of io.EOF or of a syntax
+// error caused by the input's end, when it reaches the limit of a scan
+// that Cut marked as the first part of a longer document.
+var ErrCut = errors.New("jsonscan: the scan reached the end of the part it reads")
+
+// Cut tells the scanner that its limit cuts a longer document: reaching it
+// ends the scan with ErrCut, whatever is open then, rather than with
+// io.EOF or a syntax error, and a number or a string that reaches the limit
+// is not returned, since it may go on. Depth and the state of the open
+// containers stay as they were before the token that was cut.
+func (s *Scanner) Cut() { s.cut = true }
+
 // Single makes the scanner stop after one top-level value: Next returns
 // io.EOF after it even when more bytes follow.
 func (s *Scanner) Single() { s.single = true }
@@ -261,6 +274,9 @@ func (s *Scanner) InObject() bool { return len(s.stack) > 0 && s.stack[len(s.sta
 func (s *Scanner) fill() bool {
 	next := s.base + int64(len(s.win))
 	if next >= s.limit || s.err != nil {
+		if s.cut && s.err == nil {
+			s.err = ErrCut
+		}
 		return false
 	}
 	if s.prefetch {
