@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestBinaryDetails(t *testing.T) {
@@ -55,4 +56,34 @@ func TestBinaryDetails(t *testing.T) {
 			t.Errorf("%s: %d tokens", tt.name, n)
 		}
 	}
+}
+
+// FuzzBinaryProject: whatever the bytes, a binary view holds none of them
+// raw, stays within its budget and is deterministic.
+func FuzzBinaryProject(f *testing.F) {
+	f.Add([]byte("\x7fELF\x02\x01\x01\x00garbage"), uint16(200))
+	f.Add([]byte("PK\x03\x04\x00\x00"), uint16(100))
+	f.Add([]byte{0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0, 3, 'a', 0}, uint16(150))
+	f.Fuzz(func(t *testing.T, b []byte, budget uint16) {
+		in := testInput(t, b, int(budget))
+		out, err := Project(context.Background(), KindBinary, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsRune(out.Text, 0) || !utf8.ValidString(out.Text) {
+			t.Fatalf("raw bytes in the view: %q", out.Text)
+		}
+		for _, r := range out.Text {
+			if r < 0x20 && r != '\n' && r != '\t' {
+				t.Fatalf("control byte in the view: %q", out.Text)
+			}
+		}
+		if n := in.Counter.Count(out.Text); n > in.Budget {
+			t.Fatalf("view has %d tokens, budget %d", n, in.Budget)
+		}
+		again, _ := Project(context.Background(), KindBinary, testInput(t, b, int(budget)))
+		if again.Text != out.Text {
+			t.Fatal("not deterministic")
+		}
+	})
 }
