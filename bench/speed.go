@@ -800,7 +800,7 @@ func WriteSpeed(w io.Writer, r SpeedReport) error {
 	}
 	fmt.Fprintln(w)
 	if len(r.Rows) > 0 && r.Rows[0].Phases != nil {
-		fmt.Fprintln(w, "where crumb's time goes, each phase timed alone: the store's put (copy, two SHA-256 passes, fsyncs),")
+		fmt.Fprintln(w, "where crumb's time goes, each phase timed alone: the store's put (copy, SHA-256 of each chunk, fsync),")
 		fmt.Fprintln(w, "the projection of the stored result (which reads back, verified, what it needs), reading back and")
 		fmt.Fprintln(w, "verifying every chunk, and one SHA-256 pass over the bytes in memory")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
