@@ -535,7 +535,6 @@ func (v *logView) facts() []string {
 // every line the view shows (skip).
 func (v *logView) templateLines(room int, skip map[int]bool) []string {
 	var cs []drain.Cluster
-	var lines int64
 	all := 0
 	for _, c := range v.s.miner.Clusters() {
 		if v.s.groups.levelOf(c.Group) < sevWarn {
@@ -544,7 +543,6 @@ func (v *logView) templateLines(room int, skip map[int]bool) []string {
 				continue
 			}
 			cs = append(cs, c)
-			lines += c.Count
 		}
 	}
 	if len(cs) == 0 {
@@ -557,31 +555,13 @@ func (v *logView) templateLines(room int, skip map[int]bool) []string {
 		return nil
 	}
 	width := len(textfmt.Int(cs[0].Count))
-	out := []string{head}
-	var shownLines int64
-	shown := 0
-	for _, c := range cs {
-		s := fmt.Sprintf("×%*s  %s (e.g. line %s)", width, textfmt.Int(c.Count), v.template(c), textfmt.Int(c.First))
-		// Keep room for the line that counts the rest.
-		rest := 0
-		if shown+1 < len(cs) {
-			rest = 24
-		}
-		n := v.e.cost(s)
-		if used+n+rest > room {
-			break
-		}
-		out = append(out, s)
-		used += n
-		shown++
-		shownLines += c.Count
-	}
-	if shown == 0 {
+	list := v.fitClusters(cs, room-used, func(c drain.Cluster) string {
+		return fmt.Sprintf("×%*s  %s (e.g. line %s)", width, textfmt.Int(c.Count), v.template(c), textfmt.Int(c.First))
+	})
+	if list == nil {
 		return nil
 	}
-	if k := len(cs) - shown; k > 0 {
-		out = append(out, fmt.Sprintf("… %s more with %s", textfmt.Plural(int64(k), "template"), textfmt.Plural(lines-shownLines, "line")))
-	}
+	out := append([]string{head}, list...)
 	if k := all - len(cs); k > 0 {
 		out = append(out, fmt.Sprintf("… and %s whose lines are all shown below", textfmt.Plural(int64(k), "template")))
 	}
@@ -652,33 +632,21 @@ func (v *logView) problemTemplates(skip map[int]bool) []drain.Cluster {
 	return cs
 }
 
-// problemLines lists the error and warning templates within room tokens,
-// leaving out those whose every line the view shows (skip).
-func (v *logView) problemLines(room int, skip map[int]bool) []string {
-	cs := v.problemTemplates(skip)
-	if len(cs) == 0 {
-		return nil
-	}
+// fitClusters renders clusters, most important first, as many as fit in
+// room tokens, keeping room for a last line that counts the rest. It
+// returns nil when not even one fits.
+func (v *logView) fitClusters(cs []drain.Cluster, room int, line func(drain.Cluster) string) []string {
 	var out []string
-	used := 0
-	width := 0
-	for _, c := range cs {
-		width = max(width, len(textfmt.Int(c.Count)))
-	}
-	shown := 0
-	var shownLines, lines int64
+	var lines, shownLines int64
 	for _, c := range cs {
 		lines += c.Count
 	}
-	for _, c := range cs {
-		where := "line " + textfmt.Int(c.First)
-		if c.Count > 1 {
-			where = "first line " + textfmt.Int(c.First) + ", last " + textfmt.Int(c.Last)
-		}
-		s := fmt.Sprintf("×%*s %-7s %s (%s)", width, textfmt.Int(c.Count), v.s.groups.levelOf(c.Group).String(), v.template(c), where)
+	used := 0
+	for i, c := range cs {
+		s := line(c)
 		rest := 0
-		if shown+1 < len(cs) {
-			rest = 24
+		if i+1 < len(cs) {
+			rest = 24 // the line that counts the rest
 		}
 		n := v.e.cost(s)
 		if used+n+rest > room {
@@ -686,12 +654,35 @@ func (v *logView) problemLines(room int, skip map[int]bool) []string {
 		}
 		out = append(out, s)
 		used += n
-		shown++
 		shownLines += c.Count
 	}
-	if k := len(cs) - shown; k > 0 {
+	if len(out) == 0 {
+		return nil
+	}
+	if k := len(cs) - len(out); k > 0 {
 		out = append(out, fmt.Sprintf("… %s more with %s", textfmt.Plural(int64(k), "template"), textfmt.Plural(lines-shownLines, "line")))
 	}
+	return out
+}
+
+// problemLines lists the error and warning templates within room tokens,
+// leaving out those whose every line the view shows (skip).
+func (v *logView) problemLines(room int, skip map[int]bool) []string {
+	cs := v.problemTemplates(skip)
+	if len(cs) == 0 {
+		return nil
+	}
+	width := 0
+	for _, c := range cs {
+		width = max(width, len(textfmt.Int(c.Count)))
+	}
+	out := v.fitClusters(cs, room, func(c drain.Cluster) string {
+		where := "line " + textfmt.Int(c.First)
+		if c.Count > 1 {
+			where = "first line " + textfmt.Int(c.First) + ", last " + textfmt.Int(c.Last)
+		}
+		return fmt.Sprintf("×%*s %-7s %s (%s)", width, textfmt.Int(c.Count), v.s.groups.levelOf(c.Group).String(), v.template(c), where)
+	})
 	skipped := 0
 	for _, c := range v.s.miner.Clusters() {
 		if skip[c.ID] && v.s.groups.levelOf(c.Group) >= sevWarn {
