@@ -240,40 +240,35 @@ func (d *Dir) gc(ctx context.Context) (GCStats, error) {
 // collect deletes, under the exclusive commit lock, whatever still deserves
 // it once re-checked. live is updated to what is kept.
 func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]gcEntry, expired, broken, orphans []gcEntry) error {
-	for _, e := range expired {
-		if ctx.Err() != nil {
-			st.Partial = true
-			return nil
-		}
-		cur, state := d.classify(e.ref, now)
-		switch state {
-		case stateExpired:
-			if err := d.remove(e.ref); err != nil {
-				return fmt.Errorf("store: gc: %w", err)
+	// purge deletes the entries of list that are still in state, counting
+	// them in *n; one stored again since the scan is live again.
+	purge := func(list []gcEntry, state entryState, n *int) (bool, error) {
+		for _, e := range list {
+			if ctx.Err() != nil {
+				st.Partial = true
+				return false, nil
 			}
-			st.Expired++
-			st.BytesFreed += cur.size
-		case stateLive: // refreshed since the scan
-			*live = append(*live, cur)
-		}
-	}
-	for _, e := range broken {
-		if ctx.Err() != nil {
-			st.Partial = true
-			return nil
-		}
-		cur, state := d.classify(e.ref, now)
-		switch state {
-		case stateBroken:
-			if err := d.remove(e.ref); err != nil {
-				return fmt.Errorf("store: gc: %w", err)
+			cur, got := d.classify(e.ref, now)
+			switch got {
+			case state:
+				if err := d.remove(e.ref); err != nil {
+					return false, fmt.Errorf("store: gc: %w", err)
+				}
+				*n++
+				st.BytesFreed += cur.size
+			case stateLive:
+				*live = append(*live, cur)
 			}
-			st.BrokenPurged++
-			st.BytesFreed += cur.size
-		case stateLive: // stored again since the scan
-			*live = append(*live, cur)
 		}
+		return true, nil
 	}
+	if ok, err := purge(expired, stateExpired, &st.Expired); !ok {
+		return err
+	}
+	if ok, err := purge(broken, stateBroken, &st.BrokenPurged); !ok {
+		return err
+	}
+
 
 	// Evict least recently used first, never the most recently used.
 	l := *live
