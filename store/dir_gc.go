@@ -269,7 +269,6 @@ func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]g
 		return err
 	}
 
-
 	// Evict least recently used first, never the most recently used.
 	l := *live
 	slices.SortFunc(l, func(a, b gcEntry) int { return a.used.Compare(b.used) })
