@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/crumb-dev/crumb/store"
 )
 
 // thread is a parsed thread: its messages and where they sit in the body.
@@ -46,7 +49,7 @@ func (c *Compactor) parse(input []byte) (*thread, error) {
 		t.format = detect(elems)
 	}
 	for i, e := range elems {
-		m, err := parseMessage(e, t.format, i)
+		m, err := cached(c, c.msgs, string(t.format)+":"+string(e), func() (*message, error) { return parseMessage(e, t.format, i) })
 		if err != nil {
 			return nil, err
 		}
@@ -194,6 +197,8 @@ type plan struct {
 	cost      []int             // and its tokens
 	anchorEnd int
 	starts    []int // first message of each turn
+	sums      map[int][]foldBlock
+	folds     map[[2]int]foldBlock
 }
 
 type foldBlock struct {
@@ -240,22 +245,71 @@ func (p *plan) turnCosts() []int {
 func (p *plan) crumbTurns(from, to int, res *Result) error {
 	for i := p.turnStart(from); i < p.turnStart(to); i++ {
 		m := p.t.msgs[i]
-		e, n, err := p.c.breadcrumbs(p.ctx, m, p.calls, p.cost[i])
-		if err != nil {
-			return err
-		}
-		if n == 0 {
+		if len(m.results) == 0 && m.media == 0 {
 			continue
 		}
-		raw, err := m.apply(e)
+		c, err := p.c.crumbed(p.ctx, m, p.calls, p.cost[i])
 		if err != nil {
 			return fmt.Errorf("history: message %d: %w", i, err)
 		}
-		p.out[i] = raw
-		p.cost[i] = p.c.count(raw)
-		res.Breadcrumbs += n
+		if c.n == 0 {
+			continue
+		}
+		p.out[i] = c.raw
+		p.cost[i] = p.c.count(c.raw)
+		res.Breadcrumbs += c.n
 	}
 	return nil
+}
+
+// crumbedMessage is an old message with its breadcrumbs: its new text, how
+// many parts it replaced, and the refs they name.
+type crumbedMessage struct {
+	raw  json.RawMessage
+	n    int
+	refs []store.Ref
+}
+
+// crumbed returns the message with its large tool results and attachments
+// replaced by breadcrumbs. A Compactor makes each once, and afterwards
+// checks only that what they name is still stored.
+func (c *Compactor) crumbed(ctx context.Context, m *message, calls map[string]toolCall, cost int) (crumbedMessage, error) {
+	var key strings.Builder
+	key.Write(m.raw)
+	for _, r := range m.results {
+		tc := calls[r.callID]
+		key.WriteString("\x00" + tc.name + "\x00")
+		key.Write(tc.args)
+	}
+	k := key.String()
+	c.mu.Lock()
+	cm, ok := c.crumbs[k]
+	c.mu.Unlock()
+	if ok {
+		fresh := true
+		for _, ref := range cm.refs {
+			if _, err := c.opts.Store.Stat(ctx, ref); err != nil {
+				fresh = false
+			}
+		}
+		if fresh {
+			return cm, nil
+		}
+		c.mu.Lock()
+		delete(c.crumbs, k)
+		c.mu.Unlock()
+	}
+	return cached(c, c.crumbs, k, func() (crumbedMessage, error) {
+		e, refs, err := c.breadcrumbs(ctx, m, calls, cost)
+		if err != nil || len(refs) == 0 {
+			return crumbedMessage{}, err
+		}
+		raw, err := m.apply(e)
+		if err != nil {
+			return crumbedMessage{}, err
+		}
+		return crumbedMessage{raw: raw, n: len(refs), refs: refs}, nil
+	})
 }
 
 // total is the cost the first m turns had, with k summary blocks: the
@@ -285,6 +339,9 @@ func (p *plan) total(anchor, m, k int, raw, crumbed []int) (int, error) {
 // summary grows by one block per FoldStep² turns; a merge is the one change
 // to earlier blocks, once per FoldStep² turns.
 func (p *plan) summary(k int) ([]foldBlock, error) {
+	if blocks, ok := p.sums[k]; ok {
+		return blocks, nil
+	}
 	s := p.c.opts.FoldStep
 	merged := 0
 	if k >= 2*s {
@@ -292,9 +349,17 @@ func (p *plan) summary(k int) ([]foldBlock, error) {
 	}
 	var out []foldBlock
 	add := func(fromTurn, toTurn int) error {
-		blk, err := p.c.fold(p.ctx, p.t, p.turnStart(fromTurn), p.turnStart(toTurn))
-		if err != nil {
-			return err
+		key := [2]int{fromTurn, toTurn}
+		blk, ok := p.folds[key]
+		if !ok {
+			var err error
+			if blk, err = p.c.fold(p.ctx, p.t, p.turnStart(fromTurn), p.turnStart(toTurn)); err != nil {
+				return err
+			}
+			if p.folds == nil {
+				p.folds = map[[2]int]foldBlock{}
+			}
+			p.folds[key] = blk
 		}
 		out = append(out, blk)
 		return nil
@@ -309,5 +374,9 @@ func (p *plan) summary(k int) ([]foldBlock, error) {
 			return nil, err
 		}
 	}
+	if p.sums == nil {
+		p.sums = map[int][]foldBlock{}
+	}
+	p.sums[k] = out
 	return out, nil
 }

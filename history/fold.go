@@ -12,10 +12,10 @@ import (
 
 // breadcrumbs replaces the large tool results and the attachments of an old
 // message by breadcrumbs, storing each exactly first. It returns the edit
-// and how many parts it replaced.
-func (c *Compactor) breadcrumbs(ctx context.Context, m *message, calls map[string]toolCall, cost int) (edit, int, error) {
+// and the refs of what it stored, one per part replaced.
+func (c *Compactor) breadcrumbs(ctx context.Context, m *message, calls map[string]toolCall, cost int) (edit, []store.Ref, error) {
 	e := edit{parts: map[int]json.RawMessage{}}
-	n := 0
+	var refs []store.Ref
 	for _, r := range m.results {
 		if len(r.content) == 0 || isBreadcrumb(r.content) {
 			continue
@@ -35,7 +35,7 @@ func (c *Compactor) breadcrumbs(ctx context.Context, m *message, calls map[strin
 		}
 		ref, err := c.put(ctx, body, meta)
 		if err != nil {
-			return edit{}, 0, err
+			return edit{}, nil, err
 		}
 		text := jsonString(c.breadcrumb(tc, hasCall, body, kind, size, ref, r.isError))
 		if r.block < 0 {
@@ -43,16 +43,16 @@ func (c *Compactor) breadcrumbs(ctx context.Context, m *message, calls map[strin
 		} else {
 			bo, err := m.part(r.block)
 			if err != nil {
-				return edit{}, 0, err
+				return edit{}, nil, err
 			}
 			e.parts[r.block] = bo.with("content", text).marshal()
 		}
-		n++
+		refs = append(refs, ref)
 	}
 	if m.media > 0 && e.content == nil {
 		parts, err := parseArray(m.obj.get("content"))
 		if err != nil {
-			return edit{}, 0, err
+			return edit{}, nil, err
 		}
 		for i, p := range parts {
 			po, err := parseObject(p)
@@ -61,15 +61,15 @@ func (c *Compactor) breadcrumbs(ctx context.Context, m *message, calls map[strin
 			}
 			ref, err := c.put(ctx, p, store.Meta{Kind: "json", Tool: "history." + po.str("type")})
 			if err != nil {
-				return edit{}, 0, err
+				return edit{}, nil, err
 			}
 			note := fmt.Sprintf("[crumb: an earlier %s attachment (%s of JSON), kept as ref %s; read it with: %s]",
 				po.str("type"), sizeText(len(p)), ref, c.hintFor(ref))
 			e.parts[i] = textBlock(note)
-			n++
+			refs = append(refs, ref)
 		}
 	}
-	return e, n, nil
+	return e, refs, nil
 }
 
 // resultBytes returns what is stored of a tool result: the text itself when
@@ -131,21 +131,28 @@ func (c *Compactor) hintFor(ref store.Ref) string {
 // answer differently.
 func (c *Compactor) fold(ctx context.Context, t *thread, first, end int) (foldBlock, error) {
 	raws := make([]json.RawMessage, 0, end-first)
-	tokens := 0
 	for i := first; i < end; i++ {
 		raws = append(raws, t.msgs[i].raw)
-		tokens += c.count(t.msgs[i].raw)
 	}
 	data := joinArray(raws)
-	key := store.RefOf(store.Sum(data))
-	c.mu.Lock()
-	blk, ok := c.folds[key]
-	c.mu.Unlock()
-	if ok && blk.fold.First == first {
-		if _, err := c.put(ctx, data, store.Meta{}); err != nil {
-			return foldBlock{}, err
-		}
-		return blk, nil
+	// The block depends on the messages and on where they start.
+	blk, err := cached(c, c.folds, fmt.Sprint(first, ":", string(data)), func() (foldBlock, error) {
+		return c.newFold(ctx, t, first, end, raws, data)
+	})
+	if err != nil {
+		return foldBlock{}, err
+	}
+	// The folded messages stay in the store while the thread refers to them.
+	if _, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"}); err != nil {
+		return foldBlock{}, err
+	}
+	return blk, nil
+}
+
+func (c *Compactor) newFold(ctx context.Context, t *thread, first, end int, raws []json.RawMessage, data []byte) (foldBlock, error) {
+	tokens := 0
+	for _, raw := range raws {
+		tokens += c.count(raw)
 	}
 	ref, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"})
 	if err != nil {
@@ -166,14 +173,7 @@ func (c *Compactor) fold(ctx context.Context, t *thread, first, end int) (foldBl
 		}
 	}
 	tb := textBlock(head + "\n" + text)
-	blk = foldBlock{fold: f, text: tb, cost: c.opts.Counter.Count(string(tb)) + 1}
-	c.mu.Lock()
-	if len(c.folds) >= defaultCountCacheLimit {
-		clear(c.folds)
-	}
-	c.folds[key] = blk
-	c.mu.Unlock()
-	return blk, nil
+	return foldBlock{fold: f, text: tb, cost: c.opts.Counter.Count(string(tb)) + 1}, nil
 }
 
 // summaryAttr is the annotation under which a summarizer's answer for a

@@ -28,7 +28,6 @@ package history
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,12 +44,11 @@ var ErrInput = errors.New("history: bad thread")
 
 // Defaults for a zero Options.
 const (
-	DefaultRecent          = 6
-	DefaultFoldStep        = 8
-	DefaultBreadcrumbOver  = 200
-	DefaultFoldTokens      = 400
-	DefaultMediaTokens     = 1600
-	defaultCountCacheLimit = 1 << 14
+	DefaultRecent         = 6
+	DefaultFoldStep       = 8
+	DefaultBreadcrumbOver = 200
+	DefaultFoldTokens     = 300
+	DefaultMediaTokens    = 1600
 )
 
 // Options configures a Compactor. The zero value works with the default
@@ -77,7 +75,7 @@ type Options struct {
 	// BreadcrumbOver is the size, in tokens, above which an old tool
 	// result becomes a breadcrumb. Zero means 200; smaller results stay.
 	BreadcrumbOver int
-	// FoldTokens bounds each block of the running summary. Zero means 400.
+	// FoldTokens bounds each block of the running summary. Zero means 300.
 	FoldTokens int
 	// MediaTokens is what one image or other attachment counts for, in
 	// place of the length of its encoded data. Zero means 1,600.
@@ -158,10 +156,39 @@ type Fold struct {
 type Compactor struct {
 	opts Options
 
+	// Caches keyed by content (Go's map hashing is far cheaper than a
+	// second parse, count or digest), each cleared when it grows past
+	// cacheLimit entries.
 	mu     sync.Mutex
-	counts map[[32]byte]int
-	stored map[store.Ref]bool
-	folds  map[store.Ref]foldBlock
+	msgs   map[string]*message
+	counts map[string]int
+	refs   map[string]store.Ref // content -> its ref, once stored or found
+	folds  map[string]foldBlock // folded messages' JSON -> their block
+	crumbs map[string]crumbedMessage
+}
+
+// cacheLimit bounds each of a Compactor's caches.
+const cacheLimit = 1 << 14
+
+// cached looks key up in m, computing and remembering it when absent.
+func cached[V any](c *Compactor, m map[string]V, key string, make func() (V, error)) (V, error) {
+	c.mu.Lock()
+	v, ok := m[key]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := make()
+	if err != nil {
+		return v, err
+	}
+	c.mu.Lock()
+	if len(m) >= cacheLimit {
+		clear(m)
+	}
+	m[key] = v
+	c.mu.Unlock()
+	return v, nil
 }
 
 // New returns a Compactor for opts.
@@ -202,7 +229,7 @@ func New(opts Options) (*Compactor, error) {
 	if opts.Hint == nil {
 		opts.Hint = recall.CLIHint
 	}
-	return &Compactor{opts: opts, counts: map[[32]byte]int{}, stored: map[store.Ref]bool{}, folds: map[store.Ref]foldBlock{}}, nil
+	return &Compactor{opts: opts, msgs: map[string]*message{}, counts: map[string]int{}, refs: map[string]store.Ref{}, folds: map[string]foldBlock{}, crumbs: map[string]crumbedMessage{}}, nil
 }
 
 // Compact compacts a thread with a Compactor made for opts; use a
@@ -218,10 +245,11 @@ func Compact(ctx context.Context, thread []byte, opts Options) (*Result, error) 
 // count counts the tokens of one message, with each attachment counted as
 // MediaTokens.
 func (c *Compactor) count(raw json.RawMessage) int {
-	return c.memo(raw, func() int {
+	n, _ := cached(c, c.counts, string(raw), func() (int, error) {
 		text, media := countable(raw)
-		return c.opts.Counter.Count(text) + media*c.opts.MediaTokens + messageOverhead
+		return c.opts.Counter.Count(text) + media*c.opts.MediaTokens + messageOverhead, nil
 	})
+	return n
 }
 
 // tokensOf counts the tokens of a text.
@@ -229,26 +257,7 @@ func (c *Compactor) tokensOf(b []byte) int {
 	if len(b) < 512 {
 		return c.opts.Counter.Count(string(b))
 	}
-	return c.memo(append([]byte("text:"), b...), func() int { return c.opts.Counter.Count(string(b)) })
-}
-
-// memo remembers counts by the digest of what was counted, so that a thread
-// compacted turn after turn counts each message once.
-func (c *Compactor) memo(key []byte, count func() int) int {
-	k := sha256.Sum256(key)
-	c.mu.Lock()
-	n, ok := c.counts[k]
-	c.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = count()
-	c.mu.Lock()
-	if len(c.counts) >= defaultCountCacheLimit {
-		clear(c.counts)
-	}
-	c.counts[k] = n
-	c.mu.Unlock()
+	n, _ := cached(c, c.counts, "text:"+string(b), func() (int, error) { return c.opts.Counter.Count(string(b)), nil })
 	return n
 }
 
@@ -261,28 +270,27 @@ const messageOverhead = 4
 // as a cached summary); opening it counts as a use, so what a live thread
 // refers to does not expire.
 func (c *Compactor) put(ctx context.Context, b []byte, meta store.Meta) (store.Ref, error) {
-	ref := store.RefOf(store.Sum(b))
 	c.mu.Lock()
-	known := c.stored[ref]
+	ref, known := c.refs[string(b)]
 	c.mu.Unlock()
 	if known {
 		if _, err := c.opts.Store.Stat(ctx, ref); err == nil {
 			return ref, nil
 		}
-	} else if obj, err := c.opts.Store.Open(ctx, ref); err == nil {
-		obj.Close()
-	} else {
+		c.mu.Lock()
+		delete(c.refs, string(b))
+		c.mu.Unlock()
+	}
+	return cached(c, c.refs, string(b), func() (store.Ref, error) {
+		ref := store.RefOf(store.Sum(b))
+		if obj, err := c.opts.Store.Open(ctx, ref); err == nil {
+			obj.Close()
+			return ref, nil
+		}
 		info, err := c.opts.Store.Put(ctx, bytes.NewReader(b), meta)
 		if err != nil {
 			return "", fmt.Errorf("history: store: %w", err)
 		}
-		ref = info.Ref
-	}
-	c.mu.Lock()
-	if len(c.stored) >= defaultCountCacheLimit {
-		clear(c.stored)
-	}
-	c.stored[ref] = true
-	c.mu.Unlock()
-	return ref, nil
+		return info.Ref, nil
+	})
 }

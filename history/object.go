@@ -19,7 +19,8 @@ type member struct {
 
 var errNotObject = errors.New("not a JSON object")
 
-// parseObject splits raw into its members. Values are kept as compact JSON.
+// parseObject splits raw into its members, each value exactly as it was
+// written.
 func parseObject(raw []byte) (object, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -44,7 +45,7 @@ func parseObject(raw []byte) (object, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, fmt.Errorf("member %q: %w", key, err)
 		}
-		o = append(o, member{key: key, value: compact(v)})
+		o = append(o, member{key: key, value: v})
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err
@@ -58,14 +59,11 @@ func parseObject(raw []byte) (object, error) {
 	return o, nil
 }
 
-// parseArray splits raw into its elements, each as compact JSON.
+// parseArray splits raw into its elements, each exactly as it was written.
 func parseArray(raw []byte) ([]json.RawMessage, error) {
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
 		return nil, err
-	}
-	for i := range elems {
-		elems[i] = compact(elems[i])
 	}
 	return elems, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -184,4 +185,17 @@ func transcript(t testing.TB, f history.Format, n int) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+var fixture = flag.String("fixture", "", "write a 16-turn transcript in each format to `DIR` (for cmd/crumb's script tests) and stop")
+
+func TestWriteFixture(t *testing.T) {
+	if *fixture == "" {
+		t.Skip("-fixture DIR writes the transcripts cmd/crumb's script tests use")
+	}
+	for _, f := range formats {
+		if err := os.WriteFile(filepath.Join(*fixture, "thread-"+string(f)+".json"), transcript(t, f, 16), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
