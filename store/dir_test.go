@@ -387,7 +387,10 @@ func TestEviction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			clock := storetest.NewClock(time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC))
-			d := openDir(t, store.DirOptions{Now: clock.Now, TTL: time.Hour, MaxBytes: tt.maxBytes, ManualGC: true})
+			// Stored under a cap they fit, so that no Put evicts, then
+			// collected under the cap of the test.
+			dir := filepath.Join(t.TempDir(), "store")
+			d := openDirAt(t, dir, store.DirOptions{Now: clock.Now, TTL: time.Hour, MaxBytes: 1 << 20, ManualGC: true})
 			content := func(name string) []byte { return bytes.Repeat([]byte(name[:1]), 100) }
 			names := map[string]bool{}
 			for _, s := range tt.steps {
@@ -411,6 +414,8 @@ func TestEviction(t *testing.T) {
 					clock.Advance(time.Minute)
 				}
 			}
+			d.Close()
+			d = openDirAt(t, dir, store.DirOptions{Now: clock.Now, TTL: time.Hour, MaxBytes: tt.maxBytes, ManualGC: true})
 			st, err := d.GC(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -626,8 +631,10 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 	}
 	oldTemp := filepath.Join(d.Path(), "tmp", "put-stale")
 	newTemp := filepath.Join(d.Path(), "tmp", "put-fresh")
+	recTemp := filepath.Join(d.Path(), "tmp", "rec-left")
 	os.WriteFile(oldTemp, []byte("x"), 0o600)
 	os.WriteFile(newTemp, []byte("x"), 0o600)
+	os.WriteFile(recTemp, []byte("x"), 0o600)
 	past := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(store.BlobPath(d, oldOrphan), past, past)
 	os.Chtimes(oldTemp, past, past)
@@ -647,8 +654,11 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.BrokenPurged != 3 || st.ResultsKept != 1 || st.Scanned != 4 {
-		t.Errorf("GC = %+v; want 3 broken purged, 1 kept of 4 scanned", st)
+	if st.BrokenPurged != 3 || st.ResultsKept != 1 || st.Scanned != 4 || st.Leftovers != 4 {
+		t.Errorf("GC = %+v; want 3 broken purged, 1 kept of 4 scanned, 4 leftovers removed", st)
+	}
+	if st.BytesInProgress != 500+1 {
+		t.Errorf("GC BytesInProgress = %d, want the 501 bytes of the Put in progress and the fresh temp file", st.BytesInProgress)
 	}
 	for _, ref := range []store.Ref{garbage.Ref, noBlob.Ref, short.Ref} {
 		_, err := d.Stat(ctx, ref)
@@ -658,8 +668,11 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 		}
 	}
 	for path, want := range map[string]bool{
-		store.BlobPath(d, oldOrphan): false, store.BlobPath(d, newOrphan): true,
-		oldTemp: false, newTemp: true, inflight: true,
+		// Under the exclusive commit lock no writer owns a content file
+		// without a record, however new; a Put's temp file is a leftover
+		// once unlocked and older than a minute, any other at once.
+		store.BlobPath(d, oldOrphan): false, store.BlobPath(d, newOrphan): false,
+		oldTemp: false, newTemp: true, inflight: true, recTemp: false,
 	} {
 		_, err := os.Stat(path)
 		if got := err == nil; got != want {

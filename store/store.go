@@ -170,6 +170,13 @@ type GCStats struct {
 	Skipped      bool  `json:"skipped,omitempty"` // another process was collecting
 	Partial      bool  `json:"partial,omitempty"` // the context ended first
 	BrokenPurged int   `json:"broken_purged,omitempty"`
+	// Leftovers counts the files of interrupted writes removed (their bytes
+	// are in BytesFreed): temp files no writer holds, content files without
+	// a record.
+	Leftovers int `json:"leftovers,omitempty"`
+	// BytesInProgress is the size of the temp files of writes still in
+	// progress, which count against the size cap.
+	BytesInProgress int64 `json:"bytes_in_progress,omitempty"`
 }
 
 // Store keeps results exactly. Implementations must be safe for concurrent
