@@ -969,8 +969,9 @@ func (d *Dir) walkRecords(ctx context.Context, fn func(ref Ref, path string) err
 	})
 }
 
-// walkShards calls fn for every regular file in the two-hex-digit
-// subdirectories of top.
+// walkShards calls fn for every file in the two-hex-digit subdirectories
+// of top that is not a directory. The store makes only regular files there;
+// fn must treat anything else (a symbolic link, a FIFO) as damage.
 func (d *Dir) walkShards(ctx context.Context, top string, fn func(name, path string) error) error {
 	shards, err := os.ReadDir(top)
 	if err != nil {
@@ -992,7 +993,7 @@ func (d *Dir) walkShards(ctx context.Context, top string, fn func(name, path str
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if !e.Type().IsRegular() {
+			if e.IsDir() {
 				continue
 			}
 			if err := fn(e.Name(), filepath.Join(dir, e.Name())); err != nil {

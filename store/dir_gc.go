@@ -123,19 +123,21 @@ func (d *Dir) classify(ref Ref, now time.Time) (gcEntry, entryState) {
 		e.size = d.blobSize(ref)
 		return e, stateExpired
 	}
-	fi, err := os.Stat(d.blobPath(ref))
-	if err != nil || fi.Size() != info.Size {
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return e, stateUnreadable
-		}
+	fi, err := os.Lstat(d.blobPath(ref))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return e, stateUnreadable
+	}
+	if err != nil || checkBlob(ref, info, fi) != nil {
 		e.size = d.blobSize(ref)
 		return e, stateBroken
 	}
 	return e, stateLive
 }
 
+// blobSize returns the bytes the content file of ref takes (a symbolic
+// link's own size, never its target's), or 0 when there is none.
 func (d *Dir) blobSize(ref Ref) int64 {
-	fi, err := os.Stat(d.blobPath(ref))
+	fi, err := os.Lstat(d.blobPath(ref))
 	if err != nil {
 		return 0
 	}
@@ -225,7 +227,7 @@ func (d *Dir) scan(ctx context.Context, now time.Time) (storeScan, error) {
 		if err := ctx.Err(); err != nil {
 			return sc, err
 		}
-		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+		if fi, err := e.Info(); err == nil && !fi.IsDir() {
 			path := filepath.Join(d.tmp, e.Name())
 			sc.temps = append(sc.temps, tempFile{path: path, size: fi.Size(), dead: d.deadTemp(path, fi)})
 		}
@@ -237,7 +239,7 @@ func (d *Dir) scan(ctx context.Context, now time.Time) (storeScan, error) {
 // are measured by the system clock, which set their modification times, not
 // by DirOptions.Now.
 func (d *Dir) deadTemp(path string, fi fs.FileInfo) bool {
-	if !strings.HasPrefix(fi.Name(), "put-") {
+	if !strings.HasPrefix(fi.Name(), "put-") || !fi.Mode().IsRegular() {
 		return true
 	}
 	if time.Since(fi.ModTime()) <= tempGrace {
@@ -370,7 +372,7 @@ func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]g
 			continue
 		}
 		// Re-check: a file may have been replaced under the same name.
-		if fi, err := os.Lstat(t.path); err != nil || !fi.Mode().IsRegular() || !d.deadTemp(t.path, fi) {
+		if fi, err := os.Lstat(t.path); err != nil || fi.IsDir() || !d.deadTemp(t.path, fi) {
 			continue
 		}
 		if err := os.Remove(t.path); err == nil {

@@ -68,6 +68,38 @@ func TestConformance(t *testing.T) {
 		Corrupt: func(t *testing.T, s store.Store, ref store.Ref, off int64) {
 			flipByte(t, store.BlobPath(s.(*store.Dir), ref), off)
 		},
+		// ManualGC, as the command line runs: the cap must hold anyway.
+		Capped: func(t *testing.T, maxBytes int64) store.Store {
+			return openDir(t, store.DirOptions{MaxBytes: maxBytes, ManualGC: true, NoSync: true})
+		},
+		EditInfo: func(t *testing.T, s store.Store, ref store.Ref, fn func(*store.Info)) {
+			editInfo(t, s.(*store.Dir), ref, fn)
+		},
+	})
+}
+
+// editInfo rewrites the Info in the record of ref through fn.
+func editInfo(t *testing.T, d *store.Dir, ref store.Ref, fn func(*store.Info)) {
+	t.Helper()
+	editRecord(t, d, ref, func(m map[string]any) {
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info store.Info
+		if err := json.Unmarshal(data, &info); err != nil {
+			t.Fatal(err)
+		}
+		fn(&info)
+		if data, err = json.Marshal(info); err != nil {
+			t.Fatal(err)
+		}
+		v := m["v"]
+		clear(m)
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["v"] = v
 	})
 }
 
@@ -101,7 +133,12 @@ func editRecord(t *testing.T, d *store.Dir, ref store.Ref, fn func(m map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	// Atomically, as a background collection may be reading it.
+	tmp := filepath.Join(t.TempDir(), "record")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -19,7 +19,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -217,15 +216,15 @@ func ReadAll(ctx context.Context, s Store, ref Ref) ([]byte, error) {
 		return nil, err
 	}
 	defer obj.Close()
-	var buf bytes.Buffer
-	buf.Grow(int(obj.Size()))
-	if _, err := Copy(ctx, obj, &buf); err != nil {
+	info := obj.Info()
+	if err := checkList(info); err != nil {
+		return nil, brokenErr(info.Ref, err.Error())
+	}
+	buf := make([]byte, obj.Size())
+	if err := readFull(ctx, obj, buf, 0); err != nil {
 		return nil, err
 	}
-	if buf.Len() == 0 {
-		return []byte{}, nil
-	}
-	return buf.Bytes(), nil
+	return buf, nil
 }
 
 // Annotator is implemented by stores that can add facts to a stored result's
