@@ -114,7 +114,8 @@ type DirOptions struct {
 //	                            the use by touching it, which is atomic, cheap
 //	                            and safe across processes.
 //	ROOT/tmp/put-*              a Put streaming in; flock'ed by its writer
-//	ROOT/tmp/rec-*              a record being written
+//	ROOT/tmp/rec-*              a record being written (under the commit lock)
+//	ROOT/tmp/set-*              a settings file being written (likewise)
 //	ROOT/lock                   commit lock: Put and Open hold it shared while
 //	                            they commit or open; Delete and GC hold it
 //	                            exclusive while they delete, and GC re-checks
@@ -241,7 +242,7 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 			return nil, fmt.Errorf("store: store path %s is not a directory; choose a writable directory (CRUMB_STORE)", dir)
 		}
 		if dir == abs {
-			if err := checkOwner(abs, fi); err != nil {
+			if err := checkPerm(abs, fi); err != nil {
 				return nil, err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -113,9 +114,6 @@ func TestNotRegularFiles(t *testing.T) {
 			})
 			within(t, "Stat", func() {
 				_, err := d.Stat(ctx, info.Ref)
-				if !tt.record && errors.Is(err, store.ErrBroken) {
-					return
-				}
 				wantIs(t, "Stat", err, store.ErrBroken)
 			})
 			within(t, "List", func() {
@@ -371,5 +369,69 @@ func TestUsageCountsLeftovers(t *testing.T) {
 	}
 	if u, err := d.Usage(ctx); err != nil || u.Leftovers != 0 {
 		t.Errorf("Usage after GC = %+v, %v; want no leftovers", u, err)
+	}
+}
+
+const killedWriterEnv = "CRUMB_STORE_TEST_WRITER_DIR"
+
+// TestWriterProcess is the writer that TestKilledWriter kills: it stores its
+// standard input. It does nothing in a normal run.
+func TestWriterProcess(t *testing.T) {
+	dir := os.Getenv(killedWriterEnv)
+	if dir == "" {
+		return
+	}
+	d, err := store.OpenDir(dir, store.DirOptions{ManualGC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Put(context.Background(), os.Stdin, store.Meta{})
+}
+
+// TestKilledWriter: the temp file of a writer that was killed is a leftover
+// that GC removes, while that of a live writer, however old, is kept. A
+// writer holds an flock on its temp file, which the kernel releases when
+// the writer dies.
+func TestKilledWriter(t *testing.T) {
+	if os.Getenv(killedWriterEnv) != "" {
+		t.Skip("in a writer")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip("cannot find the test binary:", err)
+	}
+	dir := filepath.Join(t.TempDir(), "store")
+	d := openDirAt(t, dir, store.DirOptions{ManualGC: true, NoSync: true})
+	ctx := context.Background()
+	cmd := exec.Command(exe, "-test.run=^TestWriterProcess$", "-test.count=1", "-test.timeout=1m")
+	cmd.Env = append(os.Environ(), killedWriterEnv+"="+dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, err := stdin.Write(make([]byte, 4000)); err != nil {
+		t.Fatal(err)
+	}
+	temp := waitForTemp(t, d, 4000)
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(temp, past, past)
+	st, err := d.GC(ctx)
+	if err != nil || st.Leftovers != 0 || st.BytesInProgress != 4000 {
+		t.Errorf("GC while the writer lives = %+v, %v; want its 4000 bytes kept and counted", st, err)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	st, err = d.GC(ctx)
+	if err != nil || st.Leftovers != 1 || st.BytesFreed != 4000 {
+		t.Errorf("GC after the writer was killed = %+v, %v; want its temp file removed", st, err)
+	}
+	if _, err := os.Lstat(temp); err == nil {
+		t.Errorf("the killed writer's temp file %s remains", temp)
 	}
 }

@@ -25,5 +25,5 @@ func openRegular(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo
 	return f, fi, nil
 }
 
-// checkOwner accepts every directory where ownership cannot be checked.
-func checkOwner(path string, fi fs.FileInfo) error { return nil }
+// checkPerm accepts every directory where permissions cannot be checked.
+func checkPerm(path string, fi fs.FileInfo) error { return nil }

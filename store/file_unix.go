@@ -40,15 +40,10 @@ func openRegular(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo
 	return f, fi, nil
 }
 
-// checkOwner returns an error when the directory described by fi could be
-// changed by another user: it belongs to someone else, or its group or
-// others may write to it. Anyone who can write to a store can change what
-// its results read back as (within what the digests catch), or plant files
-// that a reader opens.
-func checkOwner(path string, fi fs.FileInfo) error {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("%w: %s belongs to user %d, not to this user (%d)", errUnsafeDir, path, st.Uid, os.Geteuid())
-	}
+// checkPerm returns an error when the directory described by fi may be
+// written by users other than its owner: anyone who can write to a store
+// can plant files that its readers open, or remove results.
+func checkPerm(path string, fi fs.FileInfo) error {
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("%w: %s has mode %04o: other users may write to it; run 'chmod 700 %s'", errUnsafeDir, path, perm, path)
 	}

@@ -205,6 +205,14 @@ type Store interface {
 	// GC removes expired results, then evicts the least recently used until
 	// the store fits its size cap.
 	GC(ctx context.Context) (GCStats, error)
+
+	// Every backend also keeps these rules, which the conformance suite
+	// checks: a Put that takes the store over its size cap evicts before it
+	// returns (the newest result is never evicted); a result whose last use
+	// lies more than a few minutes ahead of the store's clock (a clock set
+	// back, an edited record) counts as expired; and a read that relies on a
+	// fact of the result that no longer matches its content (its size, its
+	// line index) fails with ErrBroken.
 }
 
 // ReadAll returns the whole of a stored result, verified chunk by chunk and
