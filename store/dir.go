@@ -777,6 +777,16 @@ func (d *Dir) expired(info Info, now time.Time) bool {
 
 func futureUse(info Info, now time.Time) bool { return info.Used.After(now.Add(futureSlack)) }
 
+// clampUse returns info with a use time a little ahead of now (within
+// futureSlack: another process's clock) set to now, so that no reader sees
+// a result used in the future.
+func clampUse(info Info, now time.Time) Info {
+	if info.Used.After(now) {
+		info.Used = now
+	}
+	return info
+}
+
 func missingErr(ref Ref) error {
 	return fmt.Errorf("%w: ref %s: run the tool again to get the result", ErrMissing, ref)
 }
@@ -815,7 +825,7 @@ func (d *Dir) lookup(ref Ref) (Info, error) {
 		return Info{}, fmt.Errorf("%w: ref %s expired %s ago (unused for longer than %s); run the tool again to get the result",
 			ErrMissing, ref, now.Sub(info.Used.Add(d.ttl)).Round(time.Second), d.ttl)
 	}
-	return info, nil
+	return clampUse(info, now), nil
 }
 
 // blobMissing turns a missing blob into the right error: ErrMissing when the
@@ -935,7 +945,7 @@ func (d *Dir) List(ctx context.Context) ([]Info, error) {
 		if fi, err := os.Lstat(d.blobPath(ref)); err != nil || checkBlob(ref, info, fi) != nil {
 			return nil
 		}
-		out = append(out, info)
+		out = append(out, clampUse(info, now))
 		return nil
 	})
 	if err != nil {

@@ -62,7 +62,7 @@ func checkLineIndex(info Info) error {
 	}
 	prev := int64(0)
 	for i, c := range info.ChunkNewlines {
-		if c < prev || c > nl || c > int64(i)*ChunkSize || (i == 0 && c != 0) {
+		if c < prev || c-prev > ChunkSize || c > nl || c > int64(i)*ChunkSize || (i == 0 && c != 0) {
 			return fmt.Errorf("count %d of chunk %d is impossible", c, i)
 		}
 		prev = c

@@ -1102,8 +1102,13 @@ func (s *suite) testFutureUse(t *testing.T) {
 	near := put(t, st, []byte("stored a minute ahead"), store.Meta{})
 	far := put(t, st, []byte("stored a day ahead"), store.Meta{})
 	clock.Advance(-time.Minute) // clocks of processes differ a little
-	if _, err := st.Stat(ctx, near.Ref); err != nil {
+	if info, err := st.Stat(ctx, near.Ref); err != nil {
 		t.Errorf("Stat of a result used a minute ahead of the clock: %v; want it found", err)
+	} else if info.Used.After(clock.Now()) {
+		t.Errorf("Stat of a result used a minute ahead of the clock: Used = %v, after now (%v); want it no later than now", info.Used, clock.Now())
+	}
+	if list, err := st.List(ctx); err != nil || len(list) != 2 || list[0].Used.After(clock.Now()) {
+		t.Errorf("List a minute behind every use = %d results, %v; want both, used no later than now", len(list), err)
 	}
 	clock.Advance(-24 * time.Hour)
 	_, err := st.Stat(ctx, far.Ref)
