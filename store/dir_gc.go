@@ -425,11 +425,15 @@ type Usage struct {
 	Results     int   `json:"results"`
 	ResultBytes int64 `json:"result_bytes"`
 	// Leftovers and LeftoverBytes count the files that hold no readable
-	// result: temp files of writes in progress or interrupted, content files
-	// without a record, expired and damaged results. They count against
-	// the size cap until a collection removes them.
+	// result: temp files of interrupted writes, content files without a
+	// record, expired and damaged results. They count against the size cap
+	// until a collection removes them.
 	Leftovers     int   `json:"leftovers"`
 	LeftoverBytes int64 `json:"leftover_bytes"`
+	// InProgress and InProgressBytes count the temp files of writes still
+	// in progress, which count against the size cap too.
+	InProgress      int   `json:"in_progress"`
+	InProgressBytes int64 `json:"in_progress_bytes"`
 }
 
 // Usage counts what the store holds on disk, results and leftovers.
@@ -447,8 +451,13 @@ func (d *Dir) Usage(ctx context.Context) (Usage, error) {
 		u.LeftoverBytes += sumSizes(list)
 	}
 	for _, t := range sc.temps {
-		u.Leftovers++
-		u.LeftoverBytes += t.size
+		if t.dead {
+			u.Leftovers++
+			u.LeftoverBytes += t.size
+		} else {
+			u.InProgress++
+			u.InProgressBytes += t.size
+		}
 	}
 	return u, nil
 }
