@@ -139,9 +139,25 @@ func TestInitUsage(t *testing.T) {
 	}
 }
 
+// TestHookCommand runs crumb hook over Claude Code's documented payloads:
+// a PreToolUse call that the user's allow rule lets run is rewritten, with
+// the call's description as the intent; the same call as PostToolUse, or
+// with a deny rule that could match it, gets no output; all exit 0.
 func TestHookCommand(t *testing.T) {
-	in := `{"tool_name":"Bash","tool_input":{"command":"go test ./...","description":"Run tests"}}`
-	code, out, errOut := runWithHome(t, t.TempDir(), in, "hook", "claude-code")
+	pre, err := os.ReadFile(filepath.Join(testdataAgents, "hook", "pretooluse-bash.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post, err := os.ReadFile(filepath.Join(testdataAgents, "hook", "posttooluse-bash.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(go test:*)"]}}`), 0o600)
+
+	code, out, errOut := runWithHome(t, home, string(pre), "hook", "claude-code")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -153,18 +169,26 @@ func TestHookCommand(t *testing.T) {
 	}
 	var res struct {
 		HookSpecificOutput struct {
-			HookEventName string
-			UpdatedInput  struct{ Command, Description string }
+			HookEventName, PermissionDecision string
+			UpdatedInput                      struct{ Command, Description string }
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	u := res.HookSpecificOutput.UpdatedInput
-	if res.HookSpecificOutput.HookEventName != "PreToolUse" || !strings.HasSuffix(u.Command, " run -- bash -c 'go test ./...'") || u.Description != "Run tests" {
+	if res.HookSpecificOutput.HookEventName != "PreToolUse" || res.HookSpecificOutput.PermissionDecision != "allow" ||
+		!strings.HasSuffix(u.Command, " run --intent 'Run the store package tests' -- go test ./...") || u.Description != "Run the store package tests" {
 		t.Errorf("hook output: %s", out)
 	}
-	if code, out, _ := runWithHome(t, t.TempDir(), `{"tool_name":"Bash","tool_input":{"command":"cd x"}}`, "hook", "claude-code"); code != 0 || out != "" {
-		t.Errorf("cd: exit %d, %q", code, out)
+	if code, out, _ := runWithHome(t, home, string(post), "hook", "claude-code"); code != 0 || out != "" {
+		t.Errorf("PostToolUse: exit %d, %q", code, out)
+	}
+	os.WriteFile(settings, []byte(`{"permissions": {"allow": ["Bash(go test:*)"], "deny": ["Bash(go test:*)"]}}`), 0o600)
+	if code, out, _ := runWithHome(t, home, string(pre), "hook", "claude-code"); code != 0 || out != "" {
+		t.Errorf("deny rule: exit %d, %q", code, out)
+	}
+	if code, out, _ := runWithHome(t, home, "not json", "hook", "claude-code"); code != 0 || out != "" {
+		t.Errorf("bad input: exit %d, %q", code, out)
 	}
 }
