@@ -107,8 +107,8 @@ func TestHookPermissions(t *testing.T) {
 	}
 	tests := []struct {
 		name, command, mode string
-		rewrite            bool
-		why                string
+		rewrite             bool
+		why                 string
 	}{
 		{"allowed prefix", "go test ./...", "default", true, "allowed by Bash(go test:*)"},
 		{"allowed wildcard", "go vet ./store", "acceptEdits", true, "allowed by Bash(go vet *)"},

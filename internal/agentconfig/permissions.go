@@ -105,11 +105,11 @@ var ErrUnreadableSettings = errors.New("agentconfig: a settings file cannot be r
 // wrapping ErrUnreadableSettings.
 func LoadPermissions(files []SettingsFile) (*Permissions, error) {
 	type fileRules struct {
-		managed            bool
-		path               string
-		deny, ask, allow   []string
-		managedRulesOnly   bool
-		hooks              []Rule
+		managed          bool
+		path             string
+		deny, ask, allow []string
+		managedRulesOnly bool
+		hooks            []Rule
 	}
 	var all []fileRules
 	managedOnly := false
@@ -128,7 +128,7 @@ func LoadPermissions(files []SettingsFile) (*Permissions, error) {
 			Permissions struct {
 				Allow, Deny, Ask []string
 			} `json:"permissions"`
-			AllowManagedPermissionRulesOnly bool                `json:"allowManagedPermissionRulesOnly"`
+			AllowManagedPermissionRulesOnly bool                 `json:"allowManagedPermissionRulesOnly"`
 			Hooks                           map[string][]hookSet `json:"hooks"`
 		}
 		if err := json.Unmarshal(data, &s); err != nil {
