@@ -223,8 +223,11 @@ func mayMatch(rule, command string) bool {
 		}
 		spec = strings.TrimPrefix(spec, "domain:")
 		for _, piece := range strings.Split(spec, "*") {
-			piece = strings.Trim(strings.TrimSpace(piece), "/~.")
-			if piece != "" && strings.Contains(norm, strings.ToLower(piece)) {
+			piece = strings.TrimSpace(piece)
+			for _, p := range []string{"./", "~/", "/"} {
+				piece = strings.TrimLeft(strings.TrimPrefix(piece, p), "/")
+			}
+			if piece = strings.TrimRight(piece, "/"); piece != "" && strings.Contains(norm, strings.ToLower(piece)) {
 				return true
 			}
 		}
