@@ -80,11 +80,9 @@ func runHook(e *env, args []string) error {
 		if home == "" {
 			home, _ = os.UserHomeDir()
 		}
-		projectDir := e.getenv("CLAUDE_PROJECT_DIR")
-		if projectDir == "" {
-			projectDir = in.Cwd
-		}
-		return agentconfig.LoadPermissions(agentconfig.ClaudeSettingsFiles(runtime.GOOS, home, e.getenv("CLAUDE_CONFIG_DIR"), projectDir, in.Cwd))
+		// Claude Code sets CLAUDE_PROJECT_DIR for its hooks; without it,
+		// the call's directory counts only for its restrictions.
+		return agentconfig.LoadPermissions(agentconfig.ClaudeSettingsFiles(runtime.GOOS, home, e.getenv("CLAUDE_CONFIG_DIR"), e.getenv("CLAUDE_PROJECT_DIR"), in.Cwd))
 	}, Program: func(name string) bool {
 		_, err := exec.LookPath(name)
 		return err == nil

@@ -117,8 +117,9 @@ func (h *Hook) Answer(in *HookInput) (Answer, error) {
 	case h.Program != nil && !h.Program(words[0]):
 		return Answer{Why: words[0] + " is not a program on PATH (a shell function or alias would be lost)"}, nil
 	}
+	norm := normalizeCommand(cmd)
 	for _, w := range protectedWords {
-		if containsWord(normalizeCommand(cmd), w, true, true) {
+		if containsWord(norm, w, true, true) {
 			return Answer{Why: "names " + w + ", which Claude Code checks itself"}, nil
 		}
 	}
@@ -180,9 +181,10 @@ func (h *Hook) Answer(in *HookInput) (Answer, error) {
 // and -_./=:,+@% only, with single or double quotes around words but no
 // variables, substitutions, globs, redirections, pipes, lists, escapes or
 // newlines; single spaces between words; no word that is an absolute
-// path, climbs with ".." or starts with "=" (zsh expands =cmd). An allow rule is matched against such a
-// command only, so that no shell rule of Claude Code's (each part of a
-// compound command must be allowed) can disagree with the match.
+// path, climbs with ".." or starts with "=" (zsh expands =cmd). An allow
+// rule is matched against such a command only, so that no shell rule of
+// Claude Code's (each part of a compound command must be allowed) can
+// disagree with the match.
 func simpleCommand(cmd string) ([]string, bool) {
 	if cmd == "" || strings.Contains(cmd, "  ") {
 		return nil, false

@@ -277,6 +277,14 @@ func TestLoadPermissions(t *testing.T) {
 	if err != nil || texts(p.Allow) != "Bash(go vet:*)" || texts(p.Deny) != "Read(./.env) Bash(git push --force:*)" {
 		t.Errorf("managed only: %+v %v", p, err)
 	}
+
+	// A subdirectory's file restricts but does not allow.
+	sub := filepath.Join(project, "store")
+	write(filepath.Join(sub, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(rm:*)"], "deny": ["Bash(curl:*)"]}}`)
+	p, err = LoadPermissions(ClaudeSettingsFiles("linux", home, "", project, sub))
+	if err != nil || strings.Contains(texts(p.Allow), "Bash(rm:*)") || !strings.Contains(texts(p.Deny), "Bash(curl:*)") {
+		t.Errorf("subdirectory: %+v %v", p, err)
+	}
 }
 
 func TestClaudeSettingsFiles(t *testing.T) {
@@ -287,6 +295,14 @@ func TestClaudeSettingsFiles(t *testing.T) {
 	want := "/etc/claude-code/managed-settings.json /home/ada/.claude/settings.json /src/api/.claude/settings.json /src/api/.claude/settings.local.json /src/api/store/.claude/settings.json /src/api/store/.claude/settings.local.json"
 	if got := strings.Join(paths, " "); got != want {
 		t.Errorf("files:\n got %s\nwant %s", got, want)
+	}
+	for _, f := range ClaudeSettingsFiles("linux", "/home/ada", "", "/src/api", "/src/api/store")[4:] {
+		if !f.RestrictOnly {
+			t.Errorf("%s: a subdirectory's allow rules would count", f.Path)
+		}
+	}
+	if f := ClaudeSettingsFiles("linux", "/home/ada", "", "", "/src/api"); len(f) != 4 || !f[2].RestrictOnly {
+		t.Errorf("without a project directory: %+v", f)
 	}
 	if f := ClaudeSettingsFiles("darwin", "/Users/ada", "/Users/ada/.cc", "/p", "/p"); f[0].Path != "/Library/Application Support/ClaudeCode/managed-settings.json" || f[1].Path != "/Users/ada/.cc/settings.json" {
 		t.Errorf("darwin: %v", f)

@@ -34,6 +34,10 @@ type SettingsFile struct {
 	// Managed marks the administrator's managed settings, whose rules
 	// hold even when allowManagedPermissionRulesOnly sets aside the rest.
 	Managed bool
+	// RestrictOnly marks a file Claude Code may not read (a project's
+	// subdirectory): its deny and ask rules and its hooks count, its allow
+	// rules do not.
+	RestrictOnly bool
 }
 
 // ClaudeSettingsFiles returns the settings files Claude Code reads for a
@@ -41,8 +45,9 @@ type SettingsFile struct {
 // managed settings of the system (and their managed-settings.d drop-ins),
 // the user's settings.json (in $CLAUDE_CONFIG_DIR, else ~/.claude), and the
 // project's .claude/settings.json and .claude/settings.local.json. When cwd
-// differs from projectDir, its .claude files are read too, so that no rule
-// Claude Code might apply is missed.
+// differs from projectDir ($CLAUDE_PROJECT_DIR, "" when unknown), its
+// .claude files are read too, for their restrictions only, so that no rule
+// Claude Code might apply is missed and none it does not apply allows.
 func ClaudeSettingsFiles(goos, home, configDir, projectDir, cwd string) []SettingsFile {
 	var files []SettingsFile
 	managed := map[string]string{
@@ -65,15 +70,16 @@ func ClaudeSettingsFiles(goos, home, configDir, projectDir, cwd string) []Settin
 	if configDir != "" {
 		files = append(files, SettingsFile{Path: filepath.Join(configDir, "settings.json")})
 	}
-	seen := map[string]bool{}
-	for _, dir := range []string{projectDir, cwd} {
-		if dir == "" || seen[filepath.Clean(dir)] {
-			continue
-		}
-		seen[filepath.Clean(dir)] = true
+	project := func(dir string, restrictOnly bool) {
 		files = append(files,
-			SettingsFile{Path: filepath.Join(dir, ".claude", "settings.json")},
-			SettingsFile{Path: filepath.Join(dir, ".claude", "settings.local.json")})
+			SettingsFile{Path: filepath.Join(dir, ".claude", "settings.json"), RestrictOnly: restrictOnly},
+			SettingsFile{Path: filepath.Join(dir, ".claude", "settings.local.json"), RestrictOnly: restrictOnly})
+	}
+	if projectDir != "" {
+		project(projectDir, false)
+	}
+	if cwd != "" && (projectDir == "" || filepath.Clean(cwd) != filepath.Clean(projectDir)) {
+		project(cwd, true)
 	}
 	return files
 }
@@ -89,6 +95,8 @@ type Rule struct {
 // Permissions are the permission rules and PreToolUse hooks of a session's
 // settings files.
 type Permissions struct {
+	// Deny, Ask and Allow are the permission rules, in the order of the
+	// files and of each file's lists.
 	Deny, Ask, Allow []Rule
 	// OtherHooks are the commands of PreToolUse hooks, other than crumb's,
 	// whose matcher could match the Bash tool.
@@ -104,14 +112,12 @@ var ErrUnreadableSettings = errors.New("agentconfig: a settings file cannot be r
 // has none. A file that exists but cannot be read or parsed is an error
 // wrapping ErrUnreadableSettings.
 func LoadPermissions(files []SettingsFile) (*Permissions, error) {
-	type fileRules struct {
-		managed          bool
-		path             string
-		deny, ask, allow []string
-		managedRulesOnly bool
-		hooks            []Rule
+	p := &Permissions{}
+	type allowRule struct {
+		Rule
+		managed bool
 	}
-	var all []fileRules
+	var allows []allowRule
 	managedOnly := false
 	for _, f := range files {
 		data, err := os.ReadFile(f.Path)
@@ -134,7 +140,20 @@ func LoadPermissions(files []SettingsFile) (*Permissions, error) {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrUnreadableSettings, f.Path, err)
 		}
-		fr := fileRules{managed: f.Managed, path: f.Path, deny: s.Permissions.Deny, ask: s.Permissions.Ask, allow: s.Permissions.Allow}
+		// Deny and ask rules count wherever they are written: reading
+		// too many only makes the hook stand aside more often.
+		for _, r := range s.Permissions.Deny {
+			p.Deny = append(p.Deny, Rule{Text: r, File: f.Path})
+		}
+		for _, r := range s.Permissions.Ask {
+			p.Ask = append(p.Ask, Rule{Text: r, File: f.Path})
+		}
+		for _, r := range s.Permissions.Allow {
+			if !f.RestrictOnly {
+				allows = append(allows, allowRule{Rule{Text: r, File: f.Path}, f.Managed})
+			}
+		}
+		managedOnly = managedOnly || f.Managed && s.AllowManagedPermissionRulesOnly
 		for _, set := range s.Hooks["PreToolUse"] {
 			if !matcherMayMatch(set.Matcher, "Bash") {
 				continue
@@ -147,29 +166,15 @@ func LoadPermissions(files []SettingsFile) (*Permissions, error) {
 				if what == "" {
 					what = h.Type + " hook"
 				}
-				fr.hooks = append(fr.hooks, Rule{Text: what, File: f.Path})
+				p.OtherHooks = append(p.OtherHooks, Rule{Text: what, File: f.Path})
 			}
 		}
-		if f.Managed && s.AllowManagedPermissionRulesOnly {
-			managedOnly = true
-		}
-		all = append(all, fr)
 	}
-	p := &Permissions{}
-	for _, fr := range all {
-		add := func(dst *[]Rule, rules []string) {
-			for _, r := range rules {
-				*dst = append(*dst, Rule{Text: r, File: fr.path})
-			}
+	// Allow rules count only where Claude Code applies them.
+	for _, r := range allows {
+		if r.managed || !managedOnly {
+			p.Allow = append(p.Allow, r.Rule)
 		}
-		// Deny and ask rules count wherever they are written: reading
-		// too many only makes the hook stand aside more often.
-		add(&p.Deny, fr.deny)
-		add(&p.Ask, fr.ask)
-		if fr.managed || !managedOnly {
-			add(&p.Allow, fr.allow)
-		}
-		p.OtherHooks = append(p.OtherHooks, fr.hooks...)
 	}
 	return p, nil
 }
