@@ -308,3 +308,26 @@ func TestClaudeSettingsFiles(t *testing.T) {
 		t.Errorf("darwin: %v", f)
 	}
 }
+
+// FuzzRuleMatching: whatever an allow rule surely matches, the same rule
+// as a deny or ask rule may match — the over-approximation covers the
+// under-approximation, so a deny rule can never be missed where the allow
+// rule of the same text would hold.
+func FuzzRuleMatching(f *testing.F) {
+	for _, s := range [][2]string{
+		{"go test:*", "go test ./..."}, {"go vet *", "go vet"}, {"make", "make"}, {"git * main", "git push origin main"},
+		{"npm run test:*", "npm run test"}, {"*", "ls"}, {"ls*", "lsof -i"}, {"* --force", "git push --force"},
+		{"docker compose *", "docker compose up -d"}, {`git commit -m "x":*`, `git commit -m "x" --amend`},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, spec, command string) {
+		if _, ok := simpleCommand(command); !ok {
+			return
+		}
+		rule := "Bash(" + spec + ")"
+		if surelyAllows(rule, command) && !mayMatch(rule, command) {
+			t.Fatalf("%s surely matches %q as an allow rule but not as a deny rule", rule, command)
+		}
+	})
+}
