@@ -77,12 +77,24 @@ func runInit(e *env, args []string) error {
 		}
 	}
 	opt := agentconfig.Options{Crumb: *crumbPath}
+	configNote := ""
 	if *configFile != "" {
 		abs, err := filepath.Abs(*configFile)
 		if err != nil {
 			return err
 		}
 		opt.Flags = []string{"--config", abs}
+		// In a project's files, a configuration inside the project is
+		// named relative to it (agents start servers there); one outside
+		// it is this user's.
+		if *project {
+			wd, _ := os.Getwd()
+			if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				opt.Flags[1] = rel
+			} else {
+				configNote = abs + " is outside the project: the others who share its files may not have it"
+			}
+		}
 	}
 	home := e.getenv("HOME")
 	if home == "" {
@@ -149,8 +161,10 @@ func runInit(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", mcpFile, err)
 	}
 	fmt.Fprintf(w, "%s:\n", show(mcpFile))
-	if note != "" {
-		fmt.Fprintf(w, "  (%s)\n", note)
+	for _, n := range []string{note, configNote} {
+		if n != "" {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
 	}
 	if len(res.Changes) == 0 {
 		fmt.Fprintf(w, "  no MCP servers configured\n")

@@ -352,3 +352,23 @@ func TestInitNamesRacingHook(t *testing.T) {
 		t.Errorf("exit %d: %s%s", code, out, errOut)
 	}
 }
+
+// TestInitProjectConfig: with --project, a --config inside the project is
+// written relative to it; one outside it is named as this user's.
+func TestInitProjectConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Chdir(t.TempDir())
+	copyFile(t, filepath.Join(testdataAgents, "mcp.json"), ".mcp.json")
+	os.WriteFile("crumb.toml", nil, 0o644)
+	code, _, errOut := runWithHome(t, home, "", "init", "--agent", "claude-code", "--project", "--no-hook", "--write", "--config", "crumb.toml")
+	mcp, _ := os.ReadFile(".mcp.json")
+	if code != 0 || !bytes.Contains(mcp, []byte(`"--config",
+        "crumb.toml",`)) {
+		t.Errorf("exit %d %s:\n%s", code, errOut, mcp)
+	}
+	outside := filepath.Join(home, "crumb.toml")
+	code, out, _ := runWithHome(t, home, "", "init", "--agent", "cursor", "--project", "--config", outside)
+	if code != 0 || !strings.Contains(out, "note: "+outside+" is outside the project") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
