@@ -3,6 +3,7 @@ package agentconfig
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -330,4 +331,34 @@ func FuzzRuleMatching(f *testing.F) {
 			t.Fatalf("%s surely matches %q as an allow rule but not as a deny rule", rule, command)
 		}
 	})
+}
+
+// TestHookCommandWords: a POSIX shell reads the rewritten command as crumb
+// run with the description as one --intent word, then the command's own
+// words as the shell would have read them unrewritten.
+func TestHookCommandWords(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	h := testHook(&Permissions{Allow: rules("u", "Bash(git commit:*)")})
+	a, err := h.Answer(hookFixture(t, "pretooluse-bash.json", func(_, ti map[string]any) {
+		ti["command"] = `git commit -m "fix: the store GC" --author='Ada Lovelace'`
+		ti["description"] = `Commit Ada's "GC" fix`
+	}))
+	if err != nil || a.Output == nil {
+		t.Fatalf("%+v %v", a, err)
+	}
+	var out hookOutput
+	json.Unmarshal(a.Output, &out)
+	var in struct{ Command string }
+	json.Unmarshal(out.HookSpecificOutput.UpdatedInput, &in)
+	words, err := exec.Command(sh, "-c", `eval "set -- $1"; printf '%s\n' "$@"`, "sh", in.Command).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", in.Command, err)
+	}
+	want := crumbPath + "\nrun\n--intent\nCommit Ada's \"GC\" fix\n--\ngit\ncommit\n-m\nfix: the store GC\n--author=Ada Lovelace\n"
+	if string(words) != want {
+		t.Errorf("the shell reads %q as\n%s\nwant\n%s", in.Command, words, want)
+	}
 }
