@@ -103,7 +103,7 @@ func TestHookPermissions(t *testing.T) {
 	const user, project = "~/.claude/settings.json", "/home/ada/src/api/.claude/settings.json"
 	p := &Permissions{
 		Allow: rules(user, "Bash(go test:*)", "Bash(go vet *)", "Bash(make)", "Bash(rm -rf:*)", "Bash(npm run build)", "Bash(git log:*)"),
-		Deny:  append(rules(user, "Bash(rm -rf:*)", "Bash(git push --force:*)"), rules(project, "Read(./.env)")...),
+		Deny:  append(rules(user, "Bash(rm -rf:*)", "Bash(git push --force:*)", "Read(~/.ssh/**)", "Edit(src/secrets/**)"), rules(project, "Read(./.env)")...),
 		Ask:   rules(project, "Bash(npm publish:*)", "Bash(go test * -count=100*)"),
 	}
 	tests := []struct {
@@ -126,6 +126,8 @@ func TestHookPermissions(t *testing.T) {
 		{"ask wildcard", "go test ./store -count=1000", "default", false, "the ask rule Bash(go test * -count=100*)"},
 		{"read deny names the file", "go run ./cmd/check .env", "default", false, "the deny rule Read(./.env)"},
 		{"read deny, another file", "go env", "default", false, "no allow rule"},
+		{"read deny of a directory", "go run ./cmd/keys .ssh/id_ed25519", "default", false, "the deny rule Read(~/.ssh/**)"},
+		{"edit deny from below", "go run ./gen secrets/key.go", "default", false, "the deny rule Edit(src/secrets/**)"},
 		{"bypass without allow", "cargo test", "bypassPermissions", true, "bypassPermissions"},
 		{"plan mode", "go test ./...", "plan", false, "permission mode plan"},
 		{"auto mode", "go test ./...", "auto", false, "permission mode auto"},

@@ -216,9 +216,9 @@ func splitRule(rule string) (tool, spec string, has bool) {
 // word (case folded, with quotes and backslashes removed, wherever it
 // stands), so that splitting compound commands, stripping wrappers and
 // reordering options cannot hide a match. A rule of another tool with a
-// specifier (Read(./.env), WebFetch(domain:example.com)) may match a
-// command that names what it names; a bare rule of another tool does not
-// concern Bash.
+// specifier (Read(./.env), Read(~/.ssh/**), WebFetch(domain:example.com))
+// may match a command that names the last element of its path (.env,
+// .ssh) or its domain; a bare rule of another tool does not concern Bash.
 func mayMatch(rule, command string) bool {
 	tool, spec, has := splitRule(rule)
 	norm := normalizeCommand(command)
@@ -227,12 +227,14 @@ func mayMatch(rule, command string) bool {
 			return false
 		}
 		spec = strings.TrimPrefix(spec, "domain:")
+		// The last element of each literal piece of the path: a command
+		// run in a directory below names no more of it.
 		for _, piece := range strings.Split(spec, "*") {
-			piece = strings.TrimSpace(piece)
-			for _, p := range []string{"./", "~/", "/"} {
-				piece = strings.TrimLeft(strings.TrimPrefix(piece, p), "/")
+			piece = strings.Trim(strings.TrimSpace(piece), "/")
+			if i := strings.LastIndexByte(piece, '/'); i >= 0 {
+				piece = piece[i+1:]
 			}
-			if piece = strings.TrimRight(piece, "/"); piece != "" && strings.Contains(norm, strings.ToLower(piece)) {
+			if piece != "" && piece != "." && piece != "~" && strings.Contains(norm, strings.ToLower(piece)) {
 				return true
 			}
 		}
