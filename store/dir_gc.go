@@ -359,6 +359,10 @@ func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]g
 	// GC holds it exclusively a content file without a record belongs to
 	// no writer.
 	for _, e := range sc.orphans {
+		if ctx.Err() != nil {
+			st.Partial = true
+			return tempBytes, nil
+		}
 		if _, err := os.Lstat(d.recordPath(e.ref)); !errors.Is(err, fs.ErrNotExist) {
 			continue // committed since the scan
 		}
