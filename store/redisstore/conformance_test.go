@@ -55,6 +55,13 @@ func backend() storetest.Backend {
 		Capped: func(t *testing.T, maxBytes int64) store.Store {
 			return openTest(t, sharedServer(t), Options{MaxBytes: maxBytes})
 		},
+		Shared: func(t *testing.T) (store.Store, store.Store) {
+			ns := uniqueNS()
+			return openTest(t, sharedServer(t), Options{Namespace: ns}), openTest(t, sharedServer(t), Options{Namespace: ns})
+		},
+		Tenants: func(t *testing.T) (store.Store, store.Store) {
+			return openTest(t, sharedServer(t), Options{}), openTest(t, sharedServer(t), Options{})
+		},
 		Corrupt: func(t *testing.T, st store.Store, ref store.Ref, off int64) {
 			s := st.(*Store)
 			ctx := context.Background()
