@@ -1,11 +1,17 @@
 package redisstore
 
 import (
+	"context"
 	"os"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestMain(m *testing.M) {
+	// The faults the tests cause (a server stopped) would fill the output
+	// with go-redis's reports of failed dials.
+	redis.SetLogger(quietLogger{})
 	code := m.Run()
 	if shared != nil {
 		shared.stop()
@@ -23,3 +29,7 @@ func mkdirTemp(t *testing.T) string {
 	}
 	return dir
 }
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}

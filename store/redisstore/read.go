@@ -239,6 +239,9 @@ func (o *object) chunk(idx int64) ([]byte, error) {
 			return nil, store.BrokenError(ref, fmt.Sprintf("chunk %d is missing", idx))
 		}
 	}
+	if err != nil {
+		return nil, o.s.fail(fmt.Sprintf("reading chunk %d of %s", idx, ref), err)
+	}
 	if err := store.VerifyChunk(o.info, idx, b); err != nil {
 		return nil, err
 	}
