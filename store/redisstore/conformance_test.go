@@ -9,36 +9,33 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/store/redisstore/redistest"
 	"github.com/crumb-dev/crumb/store/storetest"
 )
 
 var (
 	sharedOnce sync.Once
-	shared     *redisServer
+	shared     *redistest.Server
 )
 
 // sharedServer returns one server for the conformance tests, each of which
 // works in a namespace of its own. It stops when the package's tests end.
-func sharedServer(t *testing.T) *redisServer {
+func sharedServer(t *testing.T) *redistest.Server {
 	t.Helper()
-	needServer(t)
-	sharedOnce.Do(func() {
-		shared = &redisServer{t: t, bin: needServer(t), dir: mkdirTemp(t)}
-		shared.port = freePort(t)
-		shared.start()
-	})
-	if shared == nil || shared.cmd == nil {
+	redistest.Need(t)
+	sharedOnce.Do(func() { shared = redistest.StartShared(t, mkdirTemp(t)) })
+	if shared == nil || !shared.Running() {
 		t.Fatal("the shared redis-server did not start")
 	}
 	return shared
 }
 
-func openTest(t *testing.T, srv *redisServer, opts Options) *Store {
+func openTest(t *testing.T, srv *redistest.Server, opts Options) *Store {
 	t.Helper()
 	if opts.Namespace == "" {
-		opts.Namespace = uniqueNS()
+		opts.Namespace = redistest.Namespace()
 	}
-	s, err := Open(context.Background(), srv.url(0), opts)
+	s, err := Open(context.Background(), srv.URL(0), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +53,7 @@ func backend() storetest.Backend {
 			return openTest(t, sharedServer(t), Options{MaxBytes: maxBytes})
 		},
 		Shared: func(t *testing.T) (store.Store, store.Store) {
-			ns := uniqueNS()
+			ns := redistest.Namespace()
 			return openTest(t, sharedServer(t), Options{Namespace: ns}), openTest(t, sharedServer(t), Options{Namespace: ns})
 		},
 		Tenants: func(t *testing.T) (store.Store, store.Store) {

@@ -14,8 +14,8 @@ func TestMain(m *testing.M) {
 	redis.SetLogger(quietLogger{})
 	code := m.Run()
 	if shared != nil {
-		shared.stop()
-		os.RemoveAll(shared.dir)
+		shared.Stop()
+		os.RemoveAll(sharedDir)
 	}
 	os.Exit(code)
 }
@@ -27,8 +27,12 @@ func mkdirTemp(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sharedDir = dir
 	return dir
 }
+
+// sharedDir holds the files of the shared server.
+var sharedDir string
 
 type quietLogger struct{}
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/store/redisstore/redistest"
 	"github.com/crumb-dev/crumb/store/storetest"
 )
 
@@ -69,7 +70,7 @@ func TestRestartMidWrite(t *testing.T) {
 		{"append-only file", []string{"--appendonly", "yes", "--appendfsync", "always"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := startServer(t, tt.args...)
+			srv := redistest.Start(t, tt.args...)
 			s := openTest(t, srv, Options{})
 			data := storetest.Content(1, 4*store.ChunkSize+321)
 			ref := storetest.RefFor(data)
@@ -77,7 +78,7 @@ func TestRestartMidWrite(t *testing.T) {
 				if _, err := s.Stat(context.Background(), ref); !errors.Is(err, store.ErrMissing) {
 					t.Errorf("Stat while the result is written: %v; want ErrMissing", err)
 				}
-				srv.restart()
+				srv.Restart()
 			}}
 			info, err := s.Put(context.Background(), r, store.Meta{})
 			if tt.mustFail && err == nil {
@@ -113,9 +114,9 @@ func TestRestartMidWrite(t *testing.T) {
 // write: its chunks are under a staging key that expires on its own, and
 // nothing reads as found.
 func TestStagedIsInvisibleAndExpires(t *testing.T) {
-	srv := startServer(t)
+	srv := redistest.Start(t)
 	s := openTest(t, srv, Options{})
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	data := storetest.Content(2, 3*store.ChunkSize)
 	r := &hookReader{data: data, at: 2 * store.ChunkSize, hook: func() {
@@ -148,8 +149,8 @@ func TestStagedIsInvisibleAndExpires(t *testing.T) {
 // fails with an error that is neither success nor ErrMissing nor ErrBroken,
 // and once Redis is back the result reads again (with persistence).
 func TestConnectionLostDuringRead(t *testing.T) {
-	srv := startServer(t, "--appendonly", "yes", "--appendfsync", "always")
-	s, err := Open(context.Background(), srv.url(0)+"?dial_timeout=300ms&max_retries=1", Options{Namespace: uniqueNS()})
+	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
+	s, err := Open(context.Background(), srv.URL(0)+"?dial_timeout=300ms&max_retries=1", Options{Namespace: redistest.Namespace()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestConnectionLostDuringRead(t *testing.T) {
 	if _, err := obj.ReadAt(p, 0); err != nil {
 		t.Fatal(err)
 	}
-	srv.stop()
+	srv.Stop()
 	wantLost := func(what string, err error) {
 		t.Helper()
 		switch {
@@ -199,7 +200,7 @@ func TestConnectionLostDuringRead(t *testing.T) {
 	if err != nil && strings.Contains(err.Error(), "EOF") && !strings.Contains(err.Error(), "Redis") {
 		t.Errorf("List error %q does not say Redis failed", err)
 	}
-	srv.start()
+	srv.Start()
 	var buf bytes.Buffer
 	if _, err := store.Copy(ctx, obj, &buf); err != nil || !bytes.Equal(buf.Bytes(), data) {
 		t.Errorf("Copy once Redis is back: %d bytes, %v; want the stored bytes", buf.Len(), err)
@@ -210,7 +211,7 @@ func TestConnectionLostDuringRead(t *testing.T) {
 // is stored: Redis evicts results, which then read as missing, never as
 // broken; GC then drops their index entries.
 func TestEvictionUnderMaxmemory(t *testing.T) {
-	srv := startServer(t, "--maxmemory", "12mb", "--maxmemory-policy", "volatile-lru")
+	srv := redistest.Start(t, "--maxmemory", "12mb", "--maxmemory-policy", "volatile-lru")
 	s := openTest(t, srv, Options{})
 	ctx := context.Background()
 	var contents [][]byte
@@ -259,9 +260,9 @@ func TestEvictionUnderMaxmemory(t *testing.T) {
 // its last use, that Open restarts the expiry and Stat does not, and that a
 // result Redis expired reads as missing and leaves the index on GC.
 func TestNativeExpiry(t *testing.T) {
-	srv := startServer(t)
+	srv := redistest.Start(t)
 	s := openTest(t, srv, Options{TTL: time.Hour})
-	c := srv.client(t)
+	c := srv.Client(t)
 	ctx := context.Background()
 	info, err := s.Put(ctx, bytes.NewReader([]byte("expiring\n")), store.Meta{})
 	if err != nil {
@@ -309,13 +310,13 @@ func TestNativeExpiry(t *testing.T) {
 // else the settings kept in the namespace, else the defaults, in the disk
 // store's settings format.
 func TestSettingsPrecedence(t *testing.T) {
-	srv := startServer(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t)
 	ctx := context.Background()
-	ns := uniqueNS()
+	ns := redistest.Namespace()
 	open := func(opts Options) (*Store, error) {
 		opts.Namespace = ns
-		s, err := Open(ctx, srv.url(0), opts)
+		s, err := Open(ctx, srv.URL(0), opts)
 		if err == nil {
 			s.Close()
 		}
@@ -354,16 +355,16 @@ func TestSettingsPrecedence(t *testing.T) {
 // TestURLs checks store URLs: auth with a password and an ACL user, the
 // namespace parameter, and errors that never show the password.
 func TestURLs(t *testing.T) {
-	srv := startServer(t, "--requirepass", "s3cret-pw", "--user", "alice", "on", ">alice-pw", "~*", "+@all")
+	srv := redistest.Start(t, "--requirepass", "s3cret-pw", "--user", "alice", "on", ">alice-pw", "~*", "+@all")
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name, url string
 		ok        bool
 	}{
-		{"password", fmt.Sprintf("redis://:s3cret-pw@%s/0", srv.addr()), true},
-		{"user and password", fmt.Sprintf("redis://alice:alice-pw@%s/1?namespace=team-a", srv.addr()), true},
-		{"wrong password", fmt.Sprintf("redis://alice:wrong-pw@%s/0", srv.addr()), false},
-		{"no password", fmt.Sprintf("redis://%s/0", srv.addr()), false},
+		{"password", fmt.Sprintf("redis://:s3cret-pw@%s/0", srv.Addr()), true},
+		{"user and password", fmt.Sprintf("redis://alice:alice-pw@%s/1?namespace=team-a", srv.Addr()), true},
+		{"wrong password", fmt.Sprintf("redis://alice:wrong-pw@%s/0", srv.Addr()), false},
+		{"no password", fmt.Sprintf("redis://%s/0", srv.Addr()), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := Open(ctx, tt.url, Options{})
@@ -394,7 +395,7 @@ func TestURLs(t *testing.T) {
 		})
 	}
 	t.Run("namespace parameter", func(t *testing.T) {
-		s, err := Open(ctx, fmt.Sprintf("redis://alice:alice-pw@%s/1?namespace=team-a", srv.addr()), Options{})
+		s, err := Open(ctx, fmt.Sprintf("redis://alice:alice-pw@%s/1?namespace=team-a", srv.Addr()), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,13 +404,13 @@ func TestURLs(t *testing.T) {
 			t.Errorf("Namespace() = %q, want team-a", s.Namespace())
 		}
 	})
-	for _, bad := range []string{"http://x", "redis://%zz", fmt.Sprintf("redis://%s/0?bogus=1", srv.addr())} {
+	for _, bad := range []string{"http://x", "redis://%zz", fmt.Sprintf("redis://%s/0?bogus=1", srv.Addr())} {
 		if _, err := Open(ctx, bad, Options{}); !errors.Is(err, ErrBadURL) {
 			t.Errorf("Open(%q): %v; want ErrBadURL", bad, err)
 		}
 	}
 	for _, ns := range []string{"a b", "x}y", "a:b", strings.Repeat("n", 65)} {
-		if _, err := Open(ctx, fmt.Sprintf("redis://:s3cret-pw@%s/0", srv.addr()), Options{Namespace: ns}); err == nil {
+		if _, err := Open(ctx, fmt.Sprintf("redis://:s3cret-pw@%s/0", srv.Addr()), Options{Namespace: ns}); err == nil {
 			t.Errorf("Open with namespace %q succeeded; want an error", ns)
 		}
 	}
