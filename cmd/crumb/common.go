@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -126,7 +127,11 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) 
 		dir = e.getenv("CRUMB_STORE")
 	}
 	if redisstore.IsURL(dir) {
-		s, err := redisstore.Open(e.ctx, dir, redisstore.Options{TTL: opts.TTL, MaxBytes: opts.MaxBytes, Namespace: e.getenv("CRUMB_NAMESPACE"), Logger: opts.Logger})
+		ns := e.getenv("CRUMB_NAMESPACE")
+		if u, err := url.Parse(dir); err == nil && u.Query().Has("namespace") {
+			ns = "" // the URL's
+		}
+		s, err := redisstore.Open(e.ctx, dir, redisstore.Options{TTL: opts.TTL, MaxBytes: opts.MaxBytes, Namespace: ns, Logger: opts.Logger})
 		if err != nil {
 			return nil, withHint(err, "check that Redis runs at the --store URL (redis://HOST:PORT/DB, or rediss://USER:PASSWORD@HOST:PORT/DB)")
 		}
