@@ -119,6 +119,8 @@ type Store struct {
 	now       func() time.Time
 	log       *slog.Logger
 
+	bufs sync.Pool // *[]byte of store.ChunkSize, used by Put
+
 	mu     sync.Mutex
 	closed bool
 	open   int // objects open; the client is closed when the last one is
@@ -198,6 +200,7 @@ func newStore(ctx context.Context, c redis.UniversalClient, opts Options, where 
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	s.bufs.New = func() any { b := make([]byte, store.ChunkSize); return &b }
 	if err := s.applySettings(ctx, opts); err != nil {
 		return nil, err
 	}
@@ -363,9 +366,11 @@ func (s *Store) stage(ctx context.Context, r io.Reader, meta store.Meta) (*stage
 		chunks     int
 		sourceSize int64
 		kept       int64
-		buf        = make([]byte, store.ChunkSize)
+		bufp       = s.bufs.Get().(*[]byte)
+		buf        = *bufp
 		fill       int
 	)
+	defer s.bufs.Put(bufp)
 	flush := func() error {
 		if fill == 0 {
 			return nil
