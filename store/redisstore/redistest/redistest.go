@@ -30,16 +30,21 @@ type Server struct {
 	cmd  *exec.Cmd
 }
 
-// Need returns the path of redis-server. Without one the test fails
-// in CI (CI is set) and is skipped, visibly, elsewhere.
+// Need returns the path of the server binary: $CRUMB_REDIS_SERVER (for
+// example valkey-server), else redis-server. Without one the test fails in
+// CI (CI is set) and is skipped, visibly, elsewhere.
 func Need(t testing.TB) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
+	name := os.Getenv("CRUMB_REDIS_SERVER")
+	if name == "" {
+		name = "redis-server"
+	}
+	bin, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("redis-server is not installed; CI must install it (apt-get install redis-server): %v", err)
+			t.Fatalf("%s is not installed; CI must install it (apt-get install redis-server): %v", name, err)
 		}
-		t.Skipf("SKIP: redis-server is not installed, so the Redis store is not tested: %v", err)
+		t.Skipf("SKIP: %s is not installed, so the Redis store is not tested: %v", name, err)
 	}
 	return bin
 }
