@@ -452,11 +452,12 @@ func (st *staged) abort() {
 // lacks a field (a chunk lost with a Redis restart or an eviction).
 //
 //	KEYS: stage, data, lru, sizes, usage
-//	ARGV: fields expected, ref, size, use time (ms), expiry (ms)
+//	ARGV: chunks expected, ref, size, use time (ms), expiry (ms), record
 var publishScript = redis.NewScript(`
-if redis.call('hlen', KEYS[1]) ~= tonumber(ARGV[1]) then
+if redis.call('hlen', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('hexists', KEYS[1], 'rec') == 1 then
   return redis.error_reply('CRUMBPARTIAL the staged result is incomplete')
 end
+redis.call('hset', KEYS[1], 'rec', ARGV[6])
 redis.call('rename', KEYS[1], KEYS[2])
 redis.call('pexpire', KEYS[2], ARGV[5])
 redis.call('zadd', KEYS[3], ARGV[4], ARGV[2])
@@ -487,15 +488,12 @@ func (st *staged) commit(ctx context.Context) (store.Info, error) {
 	if err != nil {
 		return store.Info{}, fmt.Errorf("store: writing result: %w", err)
 	}
-	if err := s.c.HSet(ctx, st.key, recField, data).Err(); err != nil {
-		return store.Info{}, s.fail("writing the record", err)
-	}
 	if err := ctx.Err(); err != nil {
 		return store.Info{}, fmt.Errorf("store: put cancelled: %w", err)
 	}
 	usage, err := publishScript.Run(ctx, s.c,
 		[]string{st.key, key, s.lruKey(), s.sizesKey(), s.usageKey()},
-		len(info.Chunks)+1, string(info.Ref), info.Size, info.Used.UnixMilli(), s.expiry().Milliseconds()).Int64()
+		len(info.Chunks), string(info.Ref), info.Size, info.Used.UnixMilli(), s.expiry().Milliseconds(), data).Int64()
 	if err != nil {
 		if strings.Contains(err.Error(), "CRUMBPARTIAL") {
 			return store.Info{}, fmt.Errorf("%w: storing %s: part of the result was lost while it was written (did Redis restart or evict it?); nothing was stored", ErrRedis, info.Ref)
