@@ -415,3 +415,32 @@ func TestURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestTLS stores and reads through a rediss:// URL with a password, the
+// server's certificate checked against a trusted file (SSL_CERT_FILE), and
+// refuses a server whose certificate is not trusted.
+func TestTLS(t *testing.T) {
+	srv, certFile := redistest.StartTLS(t, "--requirepass", "tls-pw")
+	other, _ := redistest.StartTLS(t)
+	// Go reads SSL_CERT_FILE once, at the first TLS handshake that needs
+	// the system's roots: set it before any.
+	t.Setenv("SSL_CERT_FILE", certFile)
+	ctx := context.Background()
+	if _, err := Open(ctx, other.URL(0), Options{}); !errors.Is(err, ErrRedis) || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("Open of a TLS server whose certificate is not trusted: %v; want ErrRedis about the certificate", err)
+	}
+	url := strings.Replace(srv.URL(0), "rediss://", "rediss://:tls-pw@", 1)
+	s, err := Open(ctx, url, Options{Namespace: redistest.Namespace()})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", srv.URL(0), err)
+	}
+	defer s.Close()
+	data := storetest.Content(5, store.ChunkSize+3)
+	info, err := s.Put(ctx, bytes.NewReader(data), store.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !wantFoundOrMissing(t, s, info.Ref, data) {
+		t.Error("result stored over TLS reads as missing")
+	}
+}

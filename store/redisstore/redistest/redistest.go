@@ -6,10 +6,19 @@ package redistest
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +37,7 @@ type Server struct {
 	port int
 	args []string
 	cmd  *exec.Cmd
+	tls  *tls.Config // for a server that speaks only TLS
 }
 
 // Need returns the path of the server binary: $CRUMB_REDIS_SERVER (for
@@ -72,6 +82,65 @@ func StartShared(t testing.TB, dir string, args ...string) *Server {
 	return srv
 }
 
+// StartTLS is Start for a server that speaks only TLS, with a new
+// self-signed certificate for 127.0.0.1. It returns the server and the
+// certificate's file, which clients must trust (for Go, SSL_CERT_FILE).
+func StartTLS(t testing.TB, args ...string) (*Server, string) {
+	t.Helper()
+	srv := &Server{t: t, bin: Need(t), dir: t.TempDir()}
+	certFile, keyFile, pool := selfSigned(t, srv.dir)
+	srv.tls = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
+	srv.port = freePort(t)
+	srv.args = append([]string{"--port", "0", "--tls-port", strconv.Itoa(srv.port), "--tls-cert-file", certFile,
+		"--tls-key-file", keyFile, "--tls-ca-cert-file", certFile, "--tls-auth-clients", "no"}, args...)
+	srv.Start()
+	t.Cleanup(srv.Stop)
+	return srv, certFile
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and its key to
+// dir, and returns their files and a pool that trusts the certificate.
+func selfSigned(t testing.TB, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "crumb test Redis"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
 func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -86,13 +155,17 @@ func freePort(t testing.TB) int {
 func (srv *Server) Start() {
 	t := srv.t
 	t.Helper()
-	args := append([]string{"--port", strconv.Itoa(srv.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", srv.dir, "--daemonize", "no", "--logfile", "redis.log"}, srv.args...)
+	port := []string{"--port", strconv.Itoa(srv.port)}
+	if srv.tls != nil {
+		port = nil // in srv.args
+	}
+	args := append(append(port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", srv.dir, "--daemonize", "no", "--logfile", "redis.log"), srv.args...)
 	srv.cmd = exec.Command(srv.bin, args...)
 	if err := srv.cmd.Start(); err != nil {
 		t.Fatalf("starting redis-server: %v", err)
 	}
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, TLSConfig: srv.tls})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -133,12 +206,19 @@ func (srv *Server) Running() bool { return srv.cmd != nil }
 // Addr returns the server's HOST:PORT.
 func (srv *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", srv.port) }
 
-// URL returns the store URL of database db.
-func (srv *Server) URL(db int) string { return fmt.Sprintf("redis://%s/%d", srv.Addr(), db) }
+// URL returns the store URL of database db: rediss:// for a server that
+// speaks TLS.
+func (srv *Server) URL(db int) string {
+	scheme := "redis"
+	if srv.tls != nil {
+		scheme = "rediss"
+	}
+	return fmt.Sprintf("%s://%s/%d", scheme, srv.Addr(), db)
+}
 
 // Client returns a plain client of the server, closed when the test ends.
 func (srv *Server) Client(t testing.TB) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), TLSConfig: srv.tls})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
