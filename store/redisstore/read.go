@@ -147,8 +147,14 @@ func (s *Store) Open(ctx context.Context, ref store.Ref) (store.Object, error) {
 // object is an open result of a [Store]. It keeps the last chunk it
 // verified, so sequential reads fetch and hash every chunk once.
 type object struct {
-	s      *Store
-	key    string
+	s   *Store
+	key string
+	// keyOf, if set, gives the key to read instead of key: a staged
+	// object's moves when the result is published. onClose, if set, is
+	// called on Close.
+	keyOf   func() string
+	onClose func()
+
 	mu     sync.Mutex
 	info   store.Info
 	buf    []byte
@@ -168,6 +174,9 @@ func (o *object) Close() error {
 	}
 	o.closed = true
 	o.buf = nil
+	if o.onClose != nil {
+		o.onClose()
+	}
 	o.s.objectClosed()
 	return nil
 }
@@ -214,18 +223,44 @@ func (o *object) chunk(idx int64) ([]byte, error) {
 		return o.buf, nil
 	}
 	o.cached = -1
+	b, err := o.fetch(idx)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.VerifyChunk(o.info, idx, b); err != nil {
+		return nil, err
+	}
+	o.buf, o.cached = b, idx
+	return b, nil
+}
+
+// fetch returns the stored bytes of chunk idx, unverified.
+func (o *object) fetch(idx int64) ([]byte, error) {
+	key := o.key
+	if o.keyOf != nil {
+		key = o.keyOf()
+	}
+	b, err := o.fetchFrom(key, idx)
+	if o.keyOf != nil && errors.Is(err, store.ErrMissing) && o.keyOf() != key {
+		// Published as it was read: read the published result.
+		return o.fetchFrom(o.keyOf(), idx)
+	}
+	return b, err
+}
+
+func (o *object) fetchFrom(key string, idx int64) ([]byte, error) {
 	ctx := context.Background()
 	ref := o.info.Ref
 	field := strconv.FormatInt(idx, 10)
-	b, err := o.s.c.HGet(ctx, o.key, field).Bytes()
+	b, err := o.s.c.HGet(ctx, key, field).Bytes()
 	if errors.Is(err, redis.Nil) {
 		// Deleted, or damaged? Ask again, atomically: the result may have
 		// been deleted and stored again since.
 		var get *redis.StringCmd
 		var exists *redis.IntCmd
 		_, err = o.s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			get = p.HGet(ctx, o.key, field)
-			exists = p.Exists(ctx, o.key)
+			get = p.HGet(ctx, key, field)
+			exists = p.Exists(ctx, key)
 			return nil
 		})
 		if err != nil && !errors.Is(err, redis.Nil) {
@@ -242,9 +277,5 @@ func (o *object) chunk(idx int64) ([]byte, error) {
 	if err != nil {
 		return nil, o.s.fail(fmt.Sprintf("reading chunk %d of %s", idx, ref), err)
 	}
-	if err := store.VerifyChunk(o.info, idx, b); err != nil {
-		return nil, err
-	}
-	o.buf, o.cached = b, idx
 	return b, nil
 }

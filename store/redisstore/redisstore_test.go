@@ -444,3 +444,26 @@ func TestTLS(t *testing.T) {
 		t.Error("result stored over TLS reads as missing")
 	}
 }
+
+// TestAbortLeavesNothing checks that an aborted staged result's key goes
+// once its object is closed, and not before.
+func TestAbortLeavesNothing(t *testing.T) {
+	srv := redistest.Start(t)
+	s := openTest(t, srv, Options{})
+	c := srv.Client(t)
+	ctx := context.Background()
+	data := storetest.Content(6, store.ChunkSize+1)
+	staged, err := s.Stage(ctx, bytes.NewReader(data), store.Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := staged.Object()
+	staged.Abort()
+	if keys := c.Keys(ctx, s.prefix+"s:*").Val(); len(keys) != 1 {
+		t.Errorf("staging keys after Abort, with the object open: %v; want one", keys)
+	}
+	obj.Close()
+	if keys := c.Keys(ctx, s.prefix+"*").Val(); len(keys) != 0 {
+		t.Errorf("keys after Abort and Close: %v; want none", keys)
+	}
+}

@@ -112,6 +112,7 @@ func RunBackend(t *testing.T, b Backend) {
 		{"CapAtPut", s.testCapAtPut},
 		{"TamperedFacts", s.testTamperedFacts},
 		{"Annotate", s.testAnnotate},
+		{"Stage", s.testStage},
 		{"Shared", s.testShared},
 		{"Tenants", s.testTenants},
 	}
@@ -1348,4 +1349,85 @@ func (s *suite) testTenants(t *testing.T) {
 		t.Fatal(err)
 	}
 	readBack(t, b, info.Ref, secret)
+}
+
+// readObject reads the whole of obj with ReadAt and checks it is data.
+func readObject(t *testing.T, what string, obj store.Object, data []byte) {
+	t.Helper()
+	got := make([]byte, len(data)+1)
+	n, err := obj.ReadAt(got, 0)
+	if n != len(data) || err != io.EOF || !bytes.Equal(got[:n], data) {
+		t.Errorf("%s: ReadAt = %d bytes, %v; want the %d staged bytes and io.EOF", what, n, err, len(data))
+	}
+}
+
+// testStage checks a store that implements store.Stager: a staged result is
+// invisible until Commit, its object reads it verified before, during and
+// after Commit (or after Abort, until closed), and Abort leaves nothing.
+func (s *suite) testStage(t *testing.T) {
+	st := s.b.New(t)
+	sg, ok := st.(store.Stager)
+	if !ok {
+		t.Skip("store does not implement store.Stager")
+	}
+	ctx := context.Background()
+	t.Run("commit while reading", func(t *testing.T) {
+		data := Content(50, 3*store.ChunkSize+17)
+		staged, err := sg.Stage(ctx, bytes.NewReader(data), store.Meta{Tool: "staged"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInfo(t, "Staged.Info", staged.Info(), data)
+		_, err = st.Stat(ctx, RefFor(data))
+		wantErr(t, "Stat of a staged result before Commit", err, store.ErrMissing)
+		if list, err := st.List(ctx); err != nil || len(list) != 0 {
+			t.Errorf("List before Commit = %d results, %v; want none", len(list), err)
+		}
+		obj := staged.Object()
+		defer obj.Close()
+		readObject(t, "before Commit", obj, data)
+		done := make(chan error, 1)
+		go func() {
+			_, err := staged.Commit(ctx)
+			done <- err
+		}()
+		readObject(t, "during Commit", obj, data)
+		if err := <-done; err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		readObject(t, "after Commit", obj, data)
+		info, err := st.Stat(ctx, RefFor(data))
+		if err != nil {
+			t.Fatalf("Stat after Commit: %v", err)
+		}
+		checkInfo(t, "Stat after Commit", info, data)
+		readBack(t, st, info.Ref, data)
+		if _, err := staged.Commit(ctx); err == nil {
+			t.Errorf("a second Commit succeeded; want an error")
+		}
+		if err := staged.Abort(); err != nil {
+			t.Errorf("Abort after Commit: %v; want a no-op", err)
+		}
+		readBack(t, st, info.Ref, data)
+	})
+	t.Run("abort", func(t *testing.T) {
+		data := Content(51, 2*store.ChunkSize+1)
+		staged, err := sg.Stage(ctx, bytes.NewReader(data), store.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := staged.Object()
+		if err := staged.Abort(); err != nil {
+			t.Fatalf("Abort: %v", err)
+		}
+		readObject(t, "after Abort", obj, data)
+		obj.Close()
+		_, err = st.Stat(ctx, RefFor(data))
+		wantErr(t, "Stat of an aborted result", err, store.ErrMissing)
+		if _, err := staged.Commit(ctx); err == nil {
+			t.Errorf("Commit after Abort succeeded; want an error")
+		}
+		_, err = st.Stat(ctx, RefFor(data))
+		wantErr(t, "Stat after Commit of an aborted result", err, store.ErrMissing)
+	})
 }
