@@ -27,15 +27,12 @@ type Indexer struct {
 	lines  lineIndex
 }
 
-// AddChunk hashes the next chunk and counts its newlines, and returns its
-// digest in lowercase hex.
-func (x *Indexer) AddChunk(p []byte) string {
-	sum := sha256.Sum256(p)
-	x.chunks = append(x.chunks, sum)
+// AddChunk hashes the next chunk and counts its newlines.
+func (x *Indexer) AddChunk(p []byte) {
+	x.chunks = append(x.chunks, sha256.Sum256(p))
 	x.size += int64(len(p))
 	x.lines.startChunk()
 	x.lines.add(p)
-	return hex.EncodeToString(sum[:])
 }
 
 // Fill sets the facts of info that follow from the chunks added: Ref,
