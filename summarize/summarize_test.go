@@ -5,12 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
+	"github.com/crumb-dev/crumb/internal/llmtest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,96 +21,10 @@ FAIL	github.com/crumb-dev/crumb/store	0.012s
 
 const goodAnswer = `{"overview":"One test failed in package github.com/crumb-dev/crumb/store.","critical_facts":["TestParseRef failed at ref_test.go:42","the error: \"nil error, want ErrBadRef\""],"omitted":"nothing else ran"}`
 
-// endpoint is a local server that speaks the OpenAI chat-completions and
-// the Anthropic Messages wire formats. How it answers depends on the model
-// asked for: "ok", "malformed", "invalid", "lying", "slow", "429", "500",
-// "nousage", "zero".
-type endpoint struct {
-	t     *testing.T
-	api   API
-	calls atomic.Int32
-	last  atomic.Value // the last request body, decoded
-}
-
-func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	e.calls.Add(1)
-	body, _ := io.ReadAll(r.Body)
-	var req map[string]any
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, "bad json", 400)
-		return
-	}
-	e.last.Store(req)
-	switch e.api {
-	case OpenAI:
-		if r.Method != "POST" || r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer sk-test" {
-			e.t.Errorf("openai request: %s %s auth %q", r.Method, r.URL.Path, r.Header.Get("Authorization"))
-		}
-	case Anthropic:
-		// The SDK sends the key as x-api-key or, in v2, as a bearer token.
-		key := r.Header.Get("X-Api-Key") == "sk-test" || r.Header.Get("Authorization") == "Bearer sk-test"
-		if r.Method != "POST" || r.URL.Path != "/v1/messages" || !key || r.Header.Get("Anthropic-Version") == "" {
-			e.t.Errorf("anthropic request: %s %s key %q version %q", r.Method, r.URL.Path, r.Header.Get("X-Api-Key"), r.Header.Get("Anthropic-Version"))
-		}
-	}
-	model, _ := req["model"].(string)
-	answer := goodAnswer
-	usage := `"usage":{"prompt_tokens":120,"completion_tokens":45,"total_tokens":165}`
-	ausage := `,"usage":{"input_tokens":120,"output_tokens":45}`
-	switch model {
-	case "malformed":
-		answer = `Sure! Here is the summary: one test failed.`
-	case "invalid":
-		answer = `{"overview":42,"critical_facts":"not a list"}`
-	case "lying":
-		answer = `{"overview":"Tests passed.","critical_facts":["TestParseRef passed at ref_test.go:43"],"omitted":""}`
-	case "slow":
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
-	case "429", "500":
-		code := 429
-		if model == "500" {
-			code = 500
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		if e.api == OpenAI {
-			fmt.Fprintf(w, `{"error":{"message":"try later","type":"rate_limit_error","code":null}}`)
-		} else {
-			fmt.Fprintf(w, `{"type":"error","error":{"type":"overloaded_error","message":"try later"}}`)
-		}
-		return
-	case "nousage":
-		usage, ausage = "", ""
-	case "zero":
-		usage = `"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`
-		ausage = `,"usage":{"input_tokens":0,"output_tokens":0}`
-	}
-	w.Header().Set("Content-Type", "application/json")
-	a, _ := json.Marshal(answer)
-	if e.api == OpenAI {
-		sep := ""
-		if usage != "" {
-			sep = ","
-		}
-		fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1764590000,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s,"refusal":null},"logprobs":null,"finish_reason":"stop"}]%s%s}`, model, a, sep, usage)
-		return
-	}
-	fmt.Fprintf(w, `{"id":"msg_01","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null%s}`, model, a, ausage)
-}
-
-func setup(t *testing.T, api API, models ...string) (*Summarizer, *endpoint) {
+func setup(t *testing.T, api API, models ...string) (*Summarizer, *llmtest.Endpoint) {
 	t.Helper()
-	e := &endpoint{t: t, api: api}
-	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
-	base := srv.URL + "/v1"
-	if api == Anthropic {
-		base = srv.URL
-	}
-	s, err := New(Config{API: api, BaseURL: base, Models: models, APIKey: "sk-test", Timeout: 2 * time.Second})
+	e := llmtest.Start(t, string(api), goodAnswer)
+	s, err := New(Config{API: api, BaseURL: e.BaseURL, Models: models, APIKey: llmtest.Key, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +59,7 @@ func TestSummarySuccess(t *testing.T) {
 			}
 			// The request carries the call, the intent and the view, and
 			// asks for JSON.
-			req := e.last.Load().(map[string]any)
+			req := e.Last()
 			raw, _ := json.Marshal(req)
 			for _, want := range []string{"go test ./store", "why does the test fail?", "ref_test.go:42", "critical_facts"} {
 				if !bytes.Contains(raw, []byte(want)) {
@@ -194,14 +104,8 @@ func TestSummaryFailures(t *testing.T) {
 
 func TestSummaryTimeout(t *testing.T) {
 	for _, api := range apis {
-		e := &endpoint{t: t, api: api}
-		srv := httptest.NewServer(e)
-		defer srv.Close()
-		base := srv.URL + "/v1"
-		if api == Anthropic {
-			base = srv.URL
-		}
-		s, err := New(Config{API: api, BaseURL: base, Models: []string{"slow", "ok"}, APIKey: "sk-test", Timeout: 300 * time.Millisecond})
+		e := llmtest.Start(t, string(api), goodAnswer)
+		s, err := New(Config{API: api, BaseURL: e.BaseURL, Models: []string{"slow", "ok"}, APIKey: llmtest.Key, Timeout: 300 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,8 +156,8 @@ func TestCacheHitAndExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, err := s.Summarize(ctx, request())
-	if err != nil || !sum.Cached || e.calls.Load() != 1 {
-		t.Fatalf("second call: cached %v, %d calls, %v", sum != nil && sum.Cached, e.calls.Load(), err)
+	if err != nil || !sum.Cached || e.Calls() != 1 {
+		t.Fatalf("second call: cached %v, %d calls, %v", sum != nil && sum.Cached, e.Calls(), err)
 	}
 	// Another digest is another summary.
 	other := request()
@@ -271,8 +175,8 @@ func TestCacheHitAndExpiry(t *testing.T) {
 	bad, be := setup(t, OpenAI, "lying")
 	bad.Summarize(ctx, request())
 	bad.Summarize(ctx, request())
-	if be.calls.Load() != 2 {
-		t.Errorf("an invalid summary was cached: %d calls", be.calls.Load())
+	if be.Calls() != 2 {
+		t.Errorf("an invalid summary was cached: %d calls", be.Calls())
 	}
 }
 
