@@ -71,7 +71,7 @@ func (g *Guard) summarize(ctx context.Context, res Result, kind Kind, obj store.
 // has, in name order), then the read that shows the exact result.
 func renderSummary(tool string, info store.Info, rc *Receipt, sum *summarize.Summary, next string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[crumb summary of a %s result: ref %s, %s", rc.Kind, info.Ref, textfmt.Size(info.Size))
+	fmt.Fprintf(&b, "[crumb summary of a result (%s): ref %s, %s", rc.Kind, info.Ref, textfmt.Size(info.Size))
 	if rc.Lines != nil {
 		fmt.Fprintf(&b, ", %s", textfmt.Plural(*rc.Lines, "line"))
 	}

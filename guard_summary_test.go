@@ -67,7 +67,7 @@ func TestSummaryView(t *testing.T) {
 	if r := v.Receipt.Summary; r.Facts != 3 || r.Verified != 2 || r.InputTokens == nil || *r.InputTokens != 120 || r.LatencyMS == nil {
 		t.Errorf("summary receipt: %+v", r)
 	}
-	for _, want := range []string{"[crumb summary of a command result: ref " + string(v.Ref), "2 of 3 critical facts checked", "✓ --- FAIL: TestTour/tour_2", "· the cause is", "overview: go test -v", "[next: crumb read " + string(v.Ref)} {
+	for _, want := range []string{"[crumb summary of a result (command): ref " + string(v.Ref), "2 of 3 critical facts checked", "✓ --- FAIL: TestTour/tour_2", "· the cause is", "overview: go test -v", "[next: crumb read " + string(v.Ref)} {
 		if !strings.Contains(v.Text, want) {
 			t.Errorf("the view lacks %q:\n%s", want, v.Text)
 		}

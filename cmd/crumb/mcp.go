@@ -119,7 +119,7 @@ func runMCP(e *env, args []string) error {
 	}
 	defer d.Close()
 	guard.Store = d
-	if guard.Summarizer, err = summarizer(e, false); err != nil {
+	if guard.Summarizer, err = summarizer(e, false, &cfg.Summary); err != nil {
 		return err
 	}
 	names := mcpproxy.Names{Read: cfg.MCP.ReadTool, Search: cfg.MCP.SearchTool, Query: cfg.MCP.QueryTool}

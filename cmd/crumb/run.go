@@ -120,7 +120,7 @@ func runRun(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	sum, err := summarizer(e, *summarize)
+	sum, err := summarizer(e, *summarize, nil)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestSummarizeCommands(t *testing.T) {
 			env := map[string]string{"CRUMB_STORE": t.TempDir(), "CRUMB_GC": "off", "CRUMB_SUMMARY_API": api, "CRUMB_SUMMARY_URL": e.BaseURL,
 				"CRUMB_SUMMARY_MODELS": "500,ok", "CRUMB_SUMMARY_KEY": llmtest.Key}
 			code, view, stderr := runWithEnv(t, env, string(out), "project", "--kind", "command", "--exit-code", "1", "--summarize")
-			if code != 0 || !strings.Contains(view, "[crumb summary of a command result") || !strings.Contains(view, "✓ --- FAIL: TestTour/tour_2") {
+			if code != 0 || !strings.Contains(view, "[crumb summary of a result (command)") || !strings.Contains(view, "✓ --- FAIL: TestTour/tour_2") {
 				t.Fatalf("project --summarize: exit %d\n%s\n%s", code, view, stderr)
 			}
 			if strings.Contains(stderr, llmtest.Key) {
@@ -73,5 +74,32 @@ func TestSummarizeNotConfigured(t *testing.T) {
 	env["CRUMB_SUMMARY"] = "maybe"
 	if code, _, stderr := runWithEnv(t, env, "x", "project"); code == 0 || !strings.Contains(stderr, "want on or off") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestMCPSummaries checks that crumb mcp summarizes large tool results when
+// its configuration file turns summaries on, and keeps the CallToolResult's
+// shape.
+func TestMCPSummaries(t *testing.T) {
+	e := llmtest.Start(t, "openai", `{"overview":"the helper printed 5000 numbered lines","critical_facts":["the last is \"line 5000 of the helper's output\""],"omitted":"the lines themselves"}`)
+	cfg := filepath.Join(t.TempDir(), "crumb.toml")
+	os.WriteFile(cfg, []byte("budget = 300\n[summary]\nenabled = true\napi = \"openai\"\nurl = \""+e.BaseURL+"\"\nmodels = [\"ok\"]\n"), 0o644)
+	call, stderr := mcpSessionEnv(t, map[string]string{"CRUMB_SUMMARY_KEY": llmtest.Key}, "--config", cfg)
+	call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
+	call("tools/list", `{}`)
+	big := call("tools/call", `{"name":"lines","arguments":{"n":5000}}`)
+	var r struct {
+		Content []struct {
+			Type, Text string
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(big["result"], &r); err != nil || len(r.Content) != 1 {
+		t.Fatalf("result %s: %v (stderr %s)", big["result"], err, stderr)
+	}
+	if text := r.Content[0].Text; !strings.Contains(text, "[crumb summary of a result (mcp)") || !strings.Contains(text, `✓ the last is "line 5000`) || !strings.Contains(text, "crumb_read {") {
+		t.Errorf("the MCP result is not the summary naming crumb_read:\n%s", text)
+	}
+	if e.Calls() != 1 {
+		t.Errorf("%d model calls", e.Calls())
 	}
 }
