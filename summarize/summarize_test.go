@@ -227,3 +227,32 @@ func TestFromEnv(t *testing.T) {
 		t.Errorf("unknown api: %v", err)
 	}
 }
+
+func TestCustomSchemaAndInstructions(t *testing.T) {
+	schema := `{"type":"object","properties":{"answer":{"type":"string"},"files":{"type":"array","items":{"type":"string"}}},"required":["answer","files"]}`
+	e := llmtest.Start(t, "openai", `{"answer":"the store test fails","files":["ref_test.go"]}`)
+	s, err := New(Config{API: OpenAI, BaseURL: e.BaseURL, Models: []string{"ok"}, APIKey: llmtest.Key, Schema: json.RawMessage(schema), Instructions: "Answer in one sentence."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := s.Summarize(context.Background(), request())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Fields["answer"] != "the store test fails" || len(sum.Facts) != 0 {
+		t.Errorf("fields %v facts %v", sum.Fields, sum.Facts)
+	}
+	raw, _ := json.Marshal(e.Last())
+	if !strings.Contains(string(raw), "Answer in one sentence.") || !strings.Contains(string(raw), `\"files\"`) {
+		t.Errorf("the request lacks the instructions or the schema: %.400s", raw)
+	}
+	// The default answer does not fit this schema.
+	e2 := llmtest.Start(t, "openai", goodAnswer)
+	s2, _ := New(Config{API: OpenAI, BaseURL: e2.BaseURL, Models: []string{"ok"}, APIKey: llmtest.Key, Schema: json.RawMessage(schema)})
+	if _, err := s2.Summarize(context.Background(), request()); !errors.Is(err, ErrInvalid) {
+		t.Errorf("got %v, want ErrInvalid", err)
+	}
+	if _, err := New(Config{API: OpenAI, Models: []string{"ok"}, Schema: json.RawMessage(`{"type":`)}); !errors.Is(err, ErrConfig) {
+		t.Errorf("a broken schema: %v", err)
+	}
+}
