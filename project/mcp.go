@@ -279,6 +279,8 @@ type contentOut struct {
 	raw   []byte
 	item  *textItem
 	parts []*textItem
+	// note is the text of a note crumb added, whose block raw is.
+	note string
 }
 
 // textItem is text the model reads: a text block, the text of an embedded
@@ -515,7 +517,8 @@ func (m *mcpProjection) block(i int, b object) error {
 			return nil
 		}
 		m.change = true
-		m.out = append(m.out, contentOut{raw: nb}, contentOut{raw: m.note(note)})
+		m.out = append(m.out, contentOut{raw: nb})
+		m.addNote(note, false)
 	case "audio":
 		m.out = append(m.out, contentOut{raw: raw})
 		m.media = append(m.media, json.RawMessage(raw))
@@ -526,6 +529,23 @@ func (m *mcpProjection) block(i int, b object) error {
 		m.out = append(m.out, contentOut{raw: raw})
 	}
 	return nil
+}
+
+// addNote adds a note as a block of its own or, with join, at the end of
+// the last note added, so that what is said about one piece of data is
+// said in one block.
+func (m *mcpProjection) addNote(text string, join bool) {
+	if join {
+		for i := len(m.out) - 1; i >= 0; i-- {
+			if c := &m.out[i]; c.note != "" {
+				m.notes -= m.in.Counter.Count(c.note) + 1
+				c.note += " " + text
+				c.raw = m.note(c.note)
+				return
+			}
+		}
+	}
+	m.out = append(m.out, contentOut{raw: m.note(text), note: text})
 }
 
 // note makes a text block holding a note, and counts it.
@@ -590,11 +610,25 @@ func (m *mcpProjection) resource(i int, b object, raw []byte) error {
 	case err != nil:
 		note += " is left out and could not be stored: " + err.Error() + "]"
 	default:
-		note += " is stored as ref " + string(ref) + "; save it with: crumb read " + string(ref) + " --all > FILE]"
+		note += " is stored as ref " + string(ref) + "; get it with: " + m.in.assetRead(ref) + "]"
 	}
 	m.change = true
-	m.out = append(m.out, contentOut{raw: m.note(note)})
+	m.addNote(note, false)
 	return nil
+}
+
+// assetRead is the read that gets back bytes stored apart (an image's
+// original, a resource's blob): through MCP, a call of crumb_read with the
+// ref alone, which returns them as an image block or as blobs; on the
+// command line, which shows no binary, the command that writes them to a
+// file.
+func (in *Input) assetRead(ref store.Ref) string {
+	r := recall.Request{Ref: ref}
+	h := in.Hint(r)
+	if h == recall.CLIHint(r) {
+		return h + " --all > FILE"
+	}
+	return h
 }
 
 // put stores bytes extracted from the result.
