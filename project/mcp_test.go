@@ -340,7 +340,7 @@ func TestMCPImageDownscaled(t *testing.T) {
 	if !bytes.Equal(fs[ref], orig) {
 		t.Fatal("the original image was not stored")
 	}
-	if !strings.Contains(modelText(b), "ref "+string(ref)) || !strings.Contains(modelText(b), "3013x1561") {
+	if !strings.Contains(modelText(b), "crumb read "+string(ref)+" --all > FILE") || !strings.Contains(modelText(b), "3013x1561") {
 		t.Errorf("no note names the original:\n%s", modelText(b))
 	}
 	if str(b.Content[0], "type") != "image" {
