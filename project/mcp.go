@@ -699,6 +699,11 @@ func (m *mcpProjection) shareBudget() error {
 	big := order[k:]
 	// Back in document order: what is named first comes first.
 	slices.SortStableFunc(big, func(a, b *textItem) int { return a.idx - b.idx })
+	if left/len(big) < recall.MinBudget && m.smallItems() {
+		// Many small items: as many as fit, whole and in order, and the
+		// rest as one sequence with one continuation.
+		return m.sequence()
+	}
 	if left/len(big) < recall.MinBudget {
 		// Too many large items to project each: name their stored copies
 		// while that fits, and leave out the rest with one note.
@@ -732,6 +737,77 @@ func (m *mcpProjection) shareBudget() error {
 		left -= (used - left) + 8
 	}
 	m.change = true
+	return nil
+}
+
+// blockTokens is about what the JSON of one text block costs besides its
+// text.
+const blockTokens = 8
+
+// smallItems reports whether the text items are content blocks of their
+// own (not files of one block, nor structuredContent), most of them
+// smaller than a page: so many that projecting each, or naming each, would
+// show no content.
+func (m *mcpProjection) smallItems() bool {
+	small := 0
+	for _, it := range m.items {
+		if it.block == nil || it.head != "" || it.tail != "" {
+			return false
+		}
+		if it.cost >= 0 && it.cost < recall.MinBudget {
+			small++
+		}
+	}
+	return small*2 >= len(m.items)
+}
+
+// sequence shows the text items whole, in document order, while they fit
+// the budget, and leaves out the rest with one note: the texts left out
+// are stored apart, one after the other (each ending with a newline), as
+// one text the note's continuation reads by lines.
+func (m *mcpProjection) sequence() error {
+	room := m.in.Budget - m.notes - m.squeeze - mcpNoteTokens
+	used, k := 0, 0
+	for ; k < len(m.items); k++ {
+		it := m.items[k]
+		c := it.cost + 1 + blockTokens
+		if it.cost < 0 || used+c > room {
+			break
+		}
+		it.out = string(it.text)
+		used += c
+	}
+	m.change = true
+	if k == len(m.items) {
+		return nil
+	}
+	rest := m.items[k:]
+	var b bytes.Buffer
+	for _, it := range rest {
+		b.Write(it.text)
+		if len(it.text) == 0 || it.text[len(it.text)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+		it.drop = true
+	}
+	what := rest[0].label
+	if len(rest) > 1 {
+		what += " to " + strings.TrimPrefix(rest[len(rest)-1].label, "text block ")
+	}
+	note := fmt.Sprintf("[crumb: %s more parts (%s; %s) are left out for lack of room", textfmt.Int(int64(len(rest))), what, textfmt.Size(int64(b.Len())))
+	data := b.Bytes()
+	ref, err := m.put(data, store.Meta{Tool: m.in.Tool, Kind: string(KindText), Args: m.in.Args})
+	switch {
+	case err == nil:
+		next := recall.Request{Ref: ref, Rev: recall.Rev(store.Sum(data)), Lines: &recall.Span{From: 1}}
+		note += "; they are stored one after another, each on its own lines, as " + string(ref) + "; read on: " + m.in.Hint(next) + "]"
+		m.next = &next
+	case m.ctx.Err() != nil:
+		return m.ctx.Err()
+	default:
+		note += "; " + m.whereText(rest[0]) + " reads the first]"
+	}
+	rest[0].drop, rest[0].out, rest[0].projected = false, note, true
 	return nil
 }
 

@@ -100,7 +100,11 @@ func (m *mcpProjection) structured() error {
 		}
 		m.setTop("structuredContent", idx)
 		changed = true
-		note += " is cut to an index of its shape and first values, whose cuts name their /pointer in the whole: " + whole + "]"
+		note += " is cut to an index of its shape and first values"
+		if !dup || m.in.Ref == "" {
+			note += ", whose cuts name their /pointer in the whole: " + whole
+		}
+		note += "]"
 	case string(raw) == "null":
 		m.setTop("structuredContent", nil)
 		changed = true

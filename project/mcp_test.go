@@ -298,8 +298,8 @@ func TestMCPBigTextStoredApart(t *testing.T) {
 				if err := json.Unmarshal(b.StructuredContent, &v); err != nil || !strings.HasSuffix(v.Content, "…") || !strings.HasPrefix(string(text), strings.TrimSuffix(v.Content, "…")) {
 					t.Errorf("structuredContent is not an index of itself: %.300s", b.StructuredContent)
 				}
-				if !strings.Contains(modelText(b), "--pointer /structuredContent") {
-					t.Error("no note says how to read the whole structuredContent")
+				if !strings.Contains(modelText(b), "structuredContent (") || !strings.Contains(modelText(b), "repeats the content above") {
+					t.Error("no note says that structuredContent repeats the text")
 				}
 			case tc.boundSC:
 				var v struct{ Content string }
