@@ -1,0 +1,290 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// ownCall calls one of crumb's tools as a client would, and decodes the
+// answer.
+func ownCall(t testing.TB, p *Proxy, name, args string) ownAnswer {
+	t.Helper()
+	s := &session{p: p}
+	resp := s.answerOwn(context.Background(), jsonrpc.ID{}, name, json.RawMessage(args))
+	var a ownAnswer
+	if err := json.Unmarshal(resp.Result, &a); err != nil {
+		t.Fatalf("%s %s: %v: %s", name, args, err, resp.Result)
+	}
+	if len(a.Content) == 0 {
+		t.Fatalf("%s %s: no content", name, args)
+	}
+	return a
+}
+
+// ownAnswer is a CallToolResult of crumb's tools, decoded.
+type ownAnswer struct {
+	Content []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		Data     string `json:"data"`
+		MimeType string `json:"mimeType"`
+		Resource *struct {
+			URI      string `json:"uri"`
+			MimeType string `json:"mimeType"`
+			Blob     string `json:"blob"`
+		} `json:"resource"`
+	} `json:"content"`
+	IsError bool `json:"isError"`
+}
+
+func (a ownAnswer) text() string { return a.Content[0].Text }
+
+// putBytes stores data in the proxy's store and returns its ref.
+func putBytes(t testing.TB, p *Proxy, data []byte) string {
+	t.Helper()
+	info, err := p.Guard().Store().Put(context.Background(), bytes.NewReader(data), store.Meta{Tool: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(info.Ref)
+}
+
+// textRef stores 5,000 lines of text and returns its ref.
+func textRef(t testing.TB, p *Proxy) string {
+	return putBytes(t, p, []byte(strings.Repeat("hello world, line of text\n", 5000)))
+}
+
+// TestOwnToolRanges: every number crumb's tools take is range-checked with
+// a clear error, and none brings the proxy down (issue 8 item 6: a skip of
+// 9223372036854775807 overflowed into a stack overflow).
+func TestOwnToolRanges(t *testing.T) {
+	p := newTestProxy(t, Names{})
+	ref := textRef(t, p)
+	for _, c := range []struct{ tool, args, want string }{
+		{"crumb_search", `{"ref":"R","pattern":"hello","skip":9223372036854775807}`, `"skip" is 9223372036854775807`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","skip":9223372036854775807,"max":3}`, `"skip"`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","max":9223372036854775807}`, `"max"`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","from":9223372036854775807}`, `"from"`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","context":9223372036854775807}`, `"context"`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","context":-1}`, `"context" is -1`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","skip":1e30}`, `arguments`},
+		{"crumb_read", `{"ref":"R","lines":"9223372036854775807:"}`, `"lines"`},
+		{"crumb_read", `{"ref":"R","lines":"1:9223372036854775807"}`, `"lines"`},
+		{"crumb_read", `{"ref":"R","bytes":"9223372036854775806:9223372036854775807"}`, `"bytes"`},
+		{"crumb_read", `{"ref":"R","lines":"-3:5"}`, `range`},
+	} {
+		args := strings.ReplaceAll(c.args, `"R"`, `"`+ref+`"`)
+		a := ownCall(t, p, c.tool, args)
+		if !a.IsError || !strings.Contains(a.text(), c.want) {
+			t.Errorf("%s %s: want an error naming %s, got %+v", c.tool, args, c.want, a)
+		}
+	}
+	// The proxy still answers.
+	if a := ownCall(t, p, "crumb_search", `{"ref":"`+ref+`","pattern":"hello","skip":4990}`); a.IsError {
+		t.Errorf("a search in range fails: %s", a.text())
+	}
+}
+
+// cliCommand finds a command line in what crumb's tools say.
+var cliCommand = regexp.MustCompile(`crumb (read|grep) [0-9a-f]{16}|--all > FILE`)
+
+// TestOwnToolErrorsNameToolCalls: a read that fails says what to call
+// next as a call of crumb's tools, never as a command line (issue 9 item
+// 5: crumb_query on text suggested "crumb read REF --lines 1:200").
+func TestOwnToolErrorsNameToolCalls(t *testing.T) {
+	p := newTestProxy(t, Names{})
+	ref := textRef(t, p)
+	for _, c := range []struct{ tool, args, want string }{
+		{"crumb_query", `{"ref":"R","jq":".a"}`, `crumb_read {"ref":"R","lines":"1:200"}`},
+		{"crumb_query", `{"ref":"R","pointer":"/a"}`, `crumb_read {"ref":"R","lines":"1:200"}`},
+		{"crumb_read", `{"ref":"R","lines":"9000:"}`, `crumb_read {"ref":"R","lines":"1:5000"}`},
+	} {
+		args := strings.ReplaceAll(c.args, `"R"`, `"`+ref+`"`)
+		want := strings.ReplaceAll(c.want, `"R"`, `"`+ref+`"`)
+		a := ownCall(t, p, c.tool, args)
+		if !a.IsError || !strings.Contains(a.text(), want) || cliCommand.MatchString(a.text()) {
+			t.Errorf("%s %s: want an error that names %s and no command line, got:\n%s", c.tool, args, want, a.text())
+		}
+	}
+	// The rewritten error still wraps its sentinel.
+	_, err := p.callOwn(context.Background(), "crumb_query", json.RawMessage(`{"ref":"`+ref+`","jq":"."}`))
+	if !errors.Is(err, recall.ErrNotJSON) {
+		t.Errorf("the error %v does not wrap ErrNotJSON", err)
+	}
+}
+
+// pngOf encodes a w×h image.
+func pngOf(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.NRGBA{uint8(x), uint8(y), uint8(x ^ y), 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// nextCall finds the call of crumb_read a binary page names.
+var nextCall = regexp.MustCompile(`; next: crumb_read (\{[^}]*\})\]$`)
+
+// readBlobs follows crumb_read over a binary result from args to its end
+// and returns the bytes of its blobs.
+func readBlobs(t testing.TB, call func(args string) ownAnswer, args string) []byte {
+	t.Helper()
+	var out []byte
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			t.Fatal("too many pages")
+		}
+		a := call(args)
+		if a.IsError || len(a.Content) != 2 || a.Content[1].Type != "resource" || a.Content[1].Resource == nil {
+			t.Fatalf("crumb_read %s: want a line and a blob, got %+v", args, a)
+		}
+		data, err := base64.StdEncoding.DecodeString(a.Content[1].Resource.Blob)
+		if err != nil {
+			t.Fatalf("the blob is not base64: %v", err)
+		}
+		if len(data) > BlobPageBytes {
+			t.Fatalf("a page holds %d bytes, more than %d", len(data), BlobPageBytes)
+		}
+		out = append(out, data...)
+		m := nextCall.FindStringSubmatch(a.text())
+		if m == nil {
+			if !strings.HasSuffix(a.text(), "the end of the result]") && !strings.HasSuffix(a.text(), "the end of the range asked for]") {
+				t.Fatalf("a page names no next call and no end: %s", a.text())
+			}
+			return out
+		}
+		args = m[1]
+	}
+}
+
+// TestReadBinaryBack: a binary result reads back through crumb_read: an
+// image as an image block, anything else as embedded resource blobs in
+// pages, each naming the next call, that reassemble it exactly (issue 9
+// item 5: crumb_read returned isError).
+func TestReadBinaryBack(t *testing.T) {
+	p := newTestProxy(t, Names{})
+	call := func(args string) ownAnswer { return ownCall(t, p, "crumb_read", args) }
+
+	pic := pngOf(t, 64, 48)
+	ref := putBytes(t, p, pic)
+	a := call(`{"ref":"` + ref + `"}`)
+	if a.IsError || len(a.Content) != 2 || a.Content[1].Type != "image" || a.Content[1].MimeType != "image/png" {
+		t.Fatalf("an image reads back as %+v", a)
+	}
+	if got, _ := base64.StdEncoding.DecodeString(a.Content[1].Data); !bytes.Equal(got, pic) {
+		t.Error("the image block is not the stored image")
+	}
+	if !strings.Contains(a.text(), "64x48") {
+		t.Errorf("the line before the image: %s", a.text())
+	}
+
+	data := make([]byte, 300<<10+17)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range data {
+		data[i] = byte(r.UintN(256))
+	}
+	ref = putBytes(t, p, data)
+	if got := readBlobs(t, call, `{"ref":"`+ref+`"}`); !bytes.Equal(got, data) {
+		t.Errorf("blob pages reassemble %d bytes, not the %d stored", len(got), len(data))
+	}
+	// A range reads just that range, in pages.
+	if got := readBlobs(t, call, `{"ref":"`+ref+`","bytes":"1000:200000"}`); !bytes.Equal(got, data[1000:200000]) {
+		t.Errorf("the range reads back %d bytes, want %d", len(got), 199000)
+	}
+	// Lines of a binary: an error that names the read that works.
+	a = call(`{"ref":"` + ref + `","lines":"40:50"}`)
+	if !a.IsError || !strings.Contains(a.text(), `crumb_read {"ref":"`+ref+`","bytes":"0:"}`) {
+		t.Errorf("lines of a binary: %+v", a)
+	}
+}
+
+// TestMCPNotesNameToolCalls: what a projected MCP result says about what
+// it stored apart names calls of crumb's tools, which give it back (issue
+// 9 item 5: "save it with: crumb read REF --all > FILE").
+func TestMCPNotesNameToolCalls(t *testing.T) {
+	p := newTestProxy(t, Names{})
+	blob := make([]byte, 50<<10)
+	for i := range blob {
+		blob[i] = byte(i * 7)
+	}
+	res := `{"content":[{"type":"resource","resource":{"uri":"file:///x.bin","mimeType":"application/octet-stream","blob":"` + base64.StdEncoding.EncodeToString(blob) + `"}}]}`
+	v, err := p.Guard().Project(context.Background(), crumb.Result{Tool: "read_media_file", Kind: crumb.KindMCP, Body: []byte(res)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cliCommand.MatchString(v.Text) {
+		t.Errorf("the view names a command line:\n%.500s", v.Text)
+	}
+	m := hintRE.FindStringSubmatch(v.Text)
+	if m == nil {
+		t.Fatalf("the view names no crumb_read call:\n%.500s", v.Text)
+	}
+	var args string
+	json.Unmarshal([]byte(`"`+m[1]+`"`), &args) // the call is JSON-escaped in the view
+	call := func(args string) ownAnswer { return ownCall(t, p, "crumb_read", args) }
+	if got := readBlobs(t, call, args); !bytes.Equal(got, blob) {
+		t.Errorf("the blob reads back %d bytes, not the %d of the resource", len(got), len(blob))
+	}
+}
+
+// FuzzOwnTools calls crumb's tools with arbitrary arguments over a stored
+// text, JSON and binary result: no panic, no hang, and every failure a
+// tool error with a message.
+func FuzzOwnTools(f *testing.F) {
+	p := newTestProxy(f, Names{})
+	text := textRef(f, p)
+	js := putBytes(f, p, []byte(`{"a":[1,2,{"b":"c"}],"s":"`+strings.Repeat("x", 3000)+`"}`))
+	bin := putBytes(f, p, pngOf(f, 8, 8))
+	for _, s := range []string{
+		`{"ref":"T","lines":"41:240"}`, `{"ref":"T","bytes":"0:"}`, `{"ref":"T","lines":7}`,
+		`{"ref":"T","pattern":"a|b","context":2,"from":3,"skip":1}`,
+		`{"ref":"T","pattern":"hello","skip":9223372036854775807}`,
+		`{"ref":"T","pattern":"hello","from":9223372036854775807,"max":9223372036854775807}`,
+		`{"ref":"T","pattern":"hello","context":9223372036854775807}`,
+		`{"ref":"T","lines":"9223372036854775807:9223372036854775807"}`,
+		`{"ref":"T","bytes":"9223372036854775806:"}`,
+		`{"ref":"J","jq":".a"}`, `{"ref":"J","pointer":"/a/2"}`, `{"ref":"J","pointer":"/s"}`,
+		`{"ref":"B"}`, `{"ref":"B","bytes":"3:9"}`, `{"ref":"B","bytes":"9000:"}`, `{"ref":"B","lines":"2:"}`,
+		`{"ref":"T","rev":"ff"}`, `[]`, `null`, `{"ref":1}`,
+	} {
+		for _, tool := range []string{"crumb_read", "crumb_search", "crumb_query"} {
+			f.Add(tool, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, tool, args string) {
+		args = strings.NewReplacer(`"T"`, `"`+text+`"`, `"J"`, `"`+js+`"`, `"B"`, `"`+bin+`"`).Replace(args)
+		ctx, cancel := context.WithTimeout(context.Background(), 20e9)
+		defer cancel()
+		s := &session{p: p}
+		resp := s.answerOwn(ctx, jsonrpc.ID{}, tool, json.RawMessage(args))
+		var a ownAnswer
+		if err := json.Unmarshal(resp.Result, &a); err != nil || len(a.Content) == 0 {
+			t.Fatalf("%s %s: not a CallToolResult: %s", tool, args, resp.Result)
+		}
+		if a.IsError && !strings.HasPrefix(a.text(), tool+": ") {
+			t.Fatalf("%s %s: an error that does not name the tool: %s", tool, args, a.text())
+		}
+	})
+}
