@@ -2,9 +2,11 @@ package mcpproxy
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -195,5 +197,56 @@ func TestTypeScriptClientBinary(t *testing.T) {
 	back, _ := base64.StdEncoding.DecodeString(got.Data)
 	if !bytes.Equal(back, data) {
 		t.Errorf("the TypeScript client read back %d bytes, not the file's %d", len(back), len(data))
+	}
+}
+
+// TestEverythingBlobResource: the reference server's gzip-file-as-resource
+// returns a 100 KB gzip blob as an embedded resource; the view names it
+// with one crumb_read call, which gives it back in blob pages that gunzip
+// to the input (issue 9 item 5).
+func TestEverythingBlobResource(t *testing.T) {
+	bin := npmServer(t, "mcp-server-everything")
+	input := randomBytes(100 << 10)
+	ctx := context.Background()
+	cs := sdkProxied(t, testConfig(t, 2000), []string{bin}, nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "gzip-file-as-resource", Arguments: map[string]any{
+		"name": "input.bin.gz", "outputType": "resource",
+		"data": "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(input),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res)
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("want one block, got %.600s", raw)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if strings.Contains(text, "crumb read ") {
+		t.Errorf("the view names a command line:\n%s", text)
+	}
+	m := hintRE.FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("the view names no crumb_read call:\n%s", text)
+	}
+	call := func(args string) ownAnswer {
+		var a map[string]any
+		json.Unmarshal([]byte(args), &a)
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "crumb_read", Arguments: a})
+		if err != nil {
+			t.Fatalf("crumb_read %s: %v", args, err)
+		}
+		raw, _ := json.Marshal(r)
+		var out ownAnswer
+		json.Unmarshal(raw, &out)
+		return out
+	}
+	gz := readBlobs(t, call, m[1])
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatalf("what crumb_read gives back is not the gzip blob: %v", err)
+	}
+	back, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(back, input) {
+		t.Errorf("the blob gunzips to %d bytes (%v), not the input's %d", len(back), err, len(input))
 	}
 }

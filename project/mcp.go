@@ -226,6 +226,11 @@ type toolResult struct {
 }
 
 func parseToolResult(raw []byte) (*toolResult, error) {
+	// The scanner lets some invalid JSON through (a control byte in a
+	// key); a result that is not valid JSON is no CallToolResult.
+	if !json.Valid(raw) {
+		return nil, errors.New("not valid JSON")
+	}
 	top, err := parseObject(bytes.TrimSpace(raw))
 	if err != nil {
 		return nil, err

@@ -174,3 +174,24 @@ func TestMCPStructuredIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPStructuredSchemaForbidsCut: when the tool's outputSchema allows
+// no shorter structuredContent, it is kept whole and the text says so, and
+// how to read it by parts (issue 9 item 6).
+func TestMCPStructuredSchemaForbidsCut(t *testing.T) {
+	var rows []string
+	for i := range 400 {
+		rows = append(rows, fmt.Sprintf(`{"n":%d,"name":"row number %d"}`, i, i))
+	}
+	sc := `{"rows":[` + strings.Join(rows, ",") + `]}`
+	schema := `{"type":"object","properties":{"rows":{"type":"array","minItems":400}},"required":["rows"]}`
+	raw := mustJSON(map[string]any{"content": []any{map[string]string{"type": "text", "text": "Found 400 rows."}}, "structuredContent": json.RawMessage(sc)})
+	out, _ := projectMCPCase(t, raw, json.RawMessage(schema), 2000)
+	b := checkMCP(t, raw, out, 2000)
+	if !bytes.Equal(b.StructuredContent, mustCompact(t, []byte(sc))) {
+		t.Errorf("structuredContent changed though the schema allows no cut")
+	}
+	if txt := modelText(b); !strings.Contains(txt, "is kept whole: the tool's outputSchema allows no shorter form") || !strings.Contains(txt, "crumb read ") {
+		t.Errorf("the text does not say why structuredContent is whole, or how to read it:\n%s", txt)
+	}
+}
