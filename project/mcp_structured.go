@@ -77,10 +77,9 @@ func (m *mcpProjection) structured() error {
 	declared := len(raw) > 0 && string(raw) != "null"
 	switch {
 	case declared:
+		// A schema that does not parse cannot be checked: it is kept whole.
 		var schema any
-		if json.Unmarshal(raw, &schema) != nil {
-			return nil
-		}
+		_ = json.Unmarshal(raw, &schema)
 		if b, ok := boundStructured(val, schema); ok && len(b) < len(sc) {
 			m.setTop("structuredContent", b)
 			changed = true
@@ -114,7 +113,9 @@ func (m *mcpProjection) structured() error {
 		}
 		note += "; the whole: " + whole + "]"
 	default:
-		return nil
+		// Nothing known of the schema and nothing else to read: kept
+		// whole, and projected below.
+		note = ""
 	}
 	noText := true
 	for _, it := range m.items {
@@ -122,9 +123,12 @@ func (m *mcpProjection) structured() error {
 			noText = false
 		}
 	}
-	m.change = true
-	m.addNote(note, dup)
+	if note != "" {
+		m.change = true
+		m.addNote(note, dup)
+	}
 	if !dup && (changed || noText) {
+		m.change = true
 		it := &textItem{text: sc, label: "structuredContent", ptr: ptr, kind: KindJSON, projected: true, idx: len(m.items)}
 		m.items = append(m.items, it)
 		m.out = append(m.out, contentOut{item: it})
