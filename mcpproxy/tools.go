@@ -359,6 +359,7 @@ func (p *Proxy) toolError(req recall.Request, err error) error {
 		return p.hint(r)
 	})
 	out = strings.ReplaceAll(out, "with --pointer first", "with "+p.names.Query+" and a \"pointer\" first")
+	out = strings.ReplaceAll(out, "--from ", `"from" `)
 	if out == msg {
 		return err
 	}

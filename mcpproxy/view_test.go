@@ -113,6 +113,7 @@ func TestOwnToolErrorsNameToolCalls(t *testing.T) {
 		{"crumb_query", `{"ref":"R","jq":".a"}`, `crumb_read {"ref":"R","lines":"1:200"}`},
 		{"crumb_query", `{"ref":"R","pointer":"/a"}`, `crumb_read {"ref":"R","lines":"1:200"}`},
 		{"crumb_read", `{"ref":"R","lines":"9000:"}`, `crumb_read {"ref":"R","lines":"1:5000"}`},
+		{"crumb_search", `{"ref":"R","pattern":"x","from":9000}`, `"from" 9000 is past the end`},
 	} {
 		args := strings.ReplaceAll(c.args, `"R"`, `"`+ref+`"`)
 		want := strings.ReplaceAll(c.want, `"R"`, `"`+ref+`"`)
