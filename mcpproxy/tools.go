@@ -253,7 +253,7 @@ func (p *Proxy) readBinary(ctx context.Context, st store.Store, req recall.Reque
 			return nil, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", recall.ErrOutOfRange, from, req.Ref, textfmt.Int(size), size)
 		}
 	}
-	head := make([]byte, min(size, 3072))
+	head := make([]byte, min(size, sniff.Len))
 	if _, err := obj.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mcpproxy: reading %s: %w", req.Ref, err)
 	}
@@ -263,6 +263,9 @@ func (p *Proxy) readBinary(ctx context.Context, st store.Store, req recall.Reque
 	if from == 0 && end == size {
 		if b, desc := mediaBlock(obj, mime, size); b != nil {
 			return []json.RawMessage{textContent("[crumb read " + what + "; " + desc + ", whole]"), b}, nil
+		}
+		if strings.HasPrefix(mime, "image/") {
+			what += ", larger than a model takes as an image"
 		}
 	}
 	stop := min(end, from+BlobPageBytes)

@@ -292,3 +292,29 @@ func FuzzOwnTools(f *testing.F) {
 		}
 	})
 }
+
+// TestDownscaledImageOriginal: the original of an image the view shows
+// downscaled reads back, exactly, through the crumb_read call the note
+// names (issue 9 item 5).
+func TestDownscaledImageOriginal(t *testing.T) {
+	p := newTestProxy(t, Names{})
+	pic := pngOf(t, 2400, 300)
+	res := `{"content":[{"type":"image","mimeType":"image/png","data":"` + base64.StdEncoding.EncodeToString(pic) + `"}]}`
+	v, err := p.Guard().Project(context.Background(), crumb.Result{Tool: "screenshot", Kind: crumb.KindMCP, Body: []byte(res)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`the original: crumb_read (\{[^}]*\})`).FindStringSubmatch(v.Text)
+	if m == nil {
+		t.Fatalf("the note names no crumb_read call for the original:\n%.300s", v.Text)
+	}
+	var args string
+	json.Unmarshal([]byte(`"`+m[1]+`"`), &args)
+	call := func(args string) ownAnswer { return ownCall(t, p, "crumb_read", args) }
+	if a := call(args); !strings.Contains(a.text(), "larger than a model takes as an image") {
+		t.Errorf("the first page does not say why the image comes as a blob: %s", a.text())
+	}
+	if got := readBlobs(t, call, args); !bytes.Equal(got, pic) {
+		t.Errorf("the original reads back as %d bytes, not its %d", len(got), len(pic))
+	}
+}
