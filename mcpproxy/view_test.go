@@ -6,18 +6,22 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ownCall calls one of crumb's tools as a client would, and decodes the
@@ -316,5 +320,69 @@ func TestDownscaledImageOriginal(t *testing.T) {
 	}
 	if got := readBlobs(t, call, args); !bytes.Equal(got, pic) {
 		t.Errorf("the original reads back as %d bytes, not its %d", len(got), len(pic))
+	}
+}
+
+// TestManySmallBlocksThroughProxy: a server's 10,000 small text blocks
+// reach the client through crumb as the first blocks whole and one
+// continuation, whose crumb_read pages give every other block's text, in
+// order and once (issue 9 item 7).
+func TestManySmallBlocksThroughProxy(t *testing.T) {
+	const n = 10000
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("event %05d: worker=w%02d state=done elapsed=%03dms", i, i%17, i%997)
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "blocks", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "events", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var content []mcp.Content
+		for _, s := range texts {
+			content = append(content, &mcp.TextContent{Text: s})
+		}
+		return &mcp.CallToolResult{Content: content}, nil
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs := connectSDK(t, testConfig(t, 2000), ct, nil)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(res)
+	if k := tokens.O200k().Count(string(raw)); k > 2000 {
+		t.Errorf("the view takes %d tokens", k)
+	}
+	var got []string
+	for _, c := range res.Content[:len(res.Content)-1] {
+		got = append(got, c.(*mcp.TextContent).Text)
+	}
+	if len(got) < 50 {
+		t.Errorf("only %d blocks shown", len(got))
+	}
+	note := res.Content[len(res.Content)-1].(*mcp.TextContent).Text
+	m := hintRE.FindAllStringSubmatch(note, -1)
+	if len(m) != 1 {
+		t.Fatalf("the note names %d calls, want one:\n%s", len(m), note)
+	}
+	var hint struct{ Ref string }
+	json.Unmarshal([]byte(m[0][1]), &hint)
+	call := func(name, args string) (string, bool) {
+		var a map[string]any
+		json.Unmarshal([]byte(args), &a)
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: a})
+		if err != nil {
+			t.Fatalf("%s %s: %v", name, args, err)
+		}
+		return r.Content[0].(*mcp.TextContent).Text, r.IsError
+	}
+	rest := strings.Split(strings.TrimSuffix(readAll(t, call, hint.Ref), "\n"), "\n")
+	got = append(got, rest...)
+	if !slices.Equal(got, texts) {
+		t.Errorf("the view and its pages give %d blocks, not the %d in order", len(got), n)
 	}
 }
