@@ -29,6 +29,9 @@ type readArgs struct {
 	Lines *span  `json:"lines,omitempty"`
 	Bytes *span  `json:"bytes,omitempty"`
 	Rev   string `json:"rev,omitempty"`
+	// Blob asks for the bytes as an embedded resource blob, as the pages
+	// of a binary result continue.
+	Blob bool `json:"blob,omitempty"`
 }
 
 // searchArgs are the arguments of crumb_search.
@@ -130,10 +133,12 @@ func (p *Proxy) buildTools() []json.RawMessage {
 		Name:  p.names.Read,
 		Title: "Read a saved tool result",
 		Description: "Read part of a tool result too large to show whole, which crumb saved: such results end with the exact call of this tool that reads on. " +
-			"Give the ref and a line range (\"41:240\") or a byte range; it reads the saved copy and never runs the original tool again.",
+			"Give the ref and a line range (\"41:240\") or a byte range; it reads the saved copy and never runs the original tool again. " +
+			"A binary result (called with its ref alone) comes back as an image, or as base64 blobs in pages.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` + ref +
 			`,"lines":{"type":"string","description":"Lines A:B, numbered from 1, both ends included; \"A:\" reads to the end."}` +
 			`,"bytes":{"type":"string","description":"Bytes A:B, offsets from 0, B excluded."},` + rev +
+			`,"blob":{"type":"boolean","description":"Return the bytes as an embedded resource blob (base64), as the pages of a binary result continue."}` +
 			`},"required":["ref"],"additionalProperties":false}`),
 		Annotations: json.RawMessage(readOnly),
 	}, {
@@ -212,8 +217,12 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 	}
 	st := p.guard.Store()
 	opts := recall.Options{Budget: p.budget, Hint: p.hint, Line: crumb.LineRenderer(ctx, st)}
+	read := req.Grep == nil && req.Pointer == nil && req.Query == ""
+	if read && name == p.names.Read && wantsBlob(args) {
+		return p.readBinary(ctx, st, req)
+	}
 	page, err := recall.Read(ctx, st, req, opts)
-	if errors.Is(err, recall.ErrBinary) && req.Grep == nil && req.Pointer == nil && req.Query == "" {
+	if read && errors.Is(err, recall.ErrBinary) {
 		return p.readBinary(ctx, st, req)
 	}
 	if err != nil {
@@ -222,21 +231,26 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 	return []json.RawMessage{textContent(page.Text)}, nil
 }
 
+// wantsBlob reports whether crumb_read's arguments ask for a blob.
+func wantsBlob(args json.RawMessage) bool {
+	var a struct {
+		Blob bool `json:"blob"`
+	}
+	return json.Unmarshal(args, &a) == nil && a.Blob
+}
+
 // BlobPageBytes is the most bytes of a binary result one call of crumb_read
 // returns as an embedded resource blob; a larger result (or range) comes in
 // pages, each naming the call that reads the next.
 const BlobPageBytes = 64 << 10
 
-// readBinary returns a binary result, or the byte range req names, as
+// readBinary returns a stored result, or the byte range req names, as
 // content blocks: a whole image (or audio clip) a model can take as one
 // block; anything else as an embedded resource blob of at most
-// BlobPageBytes, in pages. A line of text first says what it is and what
-// to call next.
+// BlobPageBytes, in pages, whose continuations ask for blobs again. A line
+// of text first says what it is and what to call next. A line range is
+// read from the start: binary content has no lines.
 func (p *Proxy) readBinary(ctx context.Context, st store.Store, req recall.Request) ([]json.RawMessage, error) {
-	if req.Lines != nil && req.Lines.From > 1 {
-		return nil, fmt.Errorf("%w: %s is binary and has no lines; read its bytes: %s", recall.ErrBinary, req.Ref,
-			p.hint(recall.Request{Ref: req.Ref, Rev: req.Rev, Bytes: &recall.Span{}}))
-	}
 	obj, err := recall.Open(ctx, st, req)
 	if err != nil {
 		return nil, err
@@ -288,11 +302,15 @@ func (p *Proxy) readBinary(ctx context.Context, st store.Store, req recall.Reque
 	text := "[crumb read " + what + "; bytes " + strconv.FormatInt(from, 10) + ":" + strconv.FormatInt(stop, 10) + " follow as a blob (base64)"
 	switch {
 	case stop < end:
-		next := recall.Request{Ref: req.Ref, Rev: rev, Bytes: &recall.Span{From: stop}}
+		next := span(strconv.FormatInt(stop, 10) + ":")
 		if end < size {
-			next.Bytes.To = end
+			next += span(strconv.FormatInt(end, 10))
 		}
-		text += "; next: " + p.hint(next) + "]"
+		a := readArgs{Ref: string(req.Ref), Bytes: &next, Blob: true}
+		if needsRev(recall.Request{Ref: req.Ref, Rev: rev}) {
+			a.Rev = rev
+		}
+		text += "; next: " + p.names.Read + " " + string(jsonobj.Marshal(a)) + "]"
 	case end < size:
 		text += "; the end of the range asked for]"
 	default:
@@ -402,9 +420,6 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 			if err != nil {
 				return req, err
 			}
-			if err := checkSpan("lines", sp); err != nil {
-				return req, err
-			}
 			req.Lines = &sp
 		}
 		if a.Bytes != nil && *a.Bytes != "" {
@@ -412,17 +427,11 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 			if err != nil {
 				return req, err
 			}
-			if err := checkSpan("bytes", sp); err != nil {
-				return req, err
-			}
 			req.Bytes = &sp
 		}
 	case p.names.Search:
 		var a searchArgs
 		if err := strict(&a); err != nil {
-			return req, err
-		}
-		if err := checkCounts(map[string]int64{"context": int64(a.Context), "max": int64(a.Max), "from": a.From, "skip": int64(a.Skip)}); err != nil {
 			return req, err
 		}
 		g := recall.GrepSpec{Pattern: a.Pattern, IgnoreCase: a.IgnoreCase, Context: a.Context, Max: a.Max, From: a.From, Skip: a.Skip}
@@ -452,6 +461,9 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 		return req, err
 	}
 	req.Ref = ref
+	if err := checkBounds(req); err != nil {
+		return req, err
+	}
 	return req, req.Validate()
 }
 
@@ -460,31 +472,30 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 // int64 that no sum of them overflows.
 const (
 	maxCount   = 1 << 40 // matches, lines or offsets
-	maxContext = 10_000  // lines of context around a match
+	maxContext = 1000    // lines of context around a match
 )
 
-// checkCounts checks the whole-number arguments of a search.
-func checkCounts(args map[string]int64) error {
-	for _, k := range []string{"context", "max", "from", "skip"} {
-		v, ok := args[k]
-		if !ok {
-			continue
-		}
-		limit := int64(maxCount)
-		if k == "context" {
-			limit = maxContext
-		}
-		if v < 0 || v > limit {
-			return fmt.Errorf("%w: %q is %d; give a whole number from 0 to %s", recall.ErrBadRequest, k, v, textfmt.Int(limit))
+// checkBounds checks the numbers of a request against the limits above,
+// before anything adds them up.
+func checkBounds(r recall.Request) error {
+	for _, sp := range []struct {
+		name string
+		sp   *recall.Span
+	}{{"lines", r.Lines}, {"bytes", r.Bytes}} {
+		if sp.sp != nil && (sp.sp.From > maxCount || sp.sp.To > maxCount) {
+			return fmt.Errorf("%w: %q %s reaches past %s; no stored result is that large", recall.ErrBadRequest, sp.name, sp.sp, textfmt.Int(maxCount))
 		}
 	}
-	return nil
-}
-
-// checkSpan checks the ends of a range.
-func checkSpan(name string, sp recall.Span) error {
-	if sp.From > maxCount || sp.To > maxCount {
-		return fmt.Errorf("%w: %q %s reaches past %s; no stored result is that large", recall.ErrBadRequest, name, sp, textfmt.Int(maxCount))
+	if g := r.Grep; g != nil {
+		for _, n := range []struct {
+			name  string
+			v     int64
+			limit int64
+		}{{"context", int64(g.Context), maxContext}, {"max", int64(g.Max), maxCount}, {"from", g.From, maxCount}, {"skip", int64(g.Skip), maxCount}} {
+			if n.v < 0 || n.v > n.limit {
+				return fmt.Errorf("%w: %q is %d; give a whole number from 0 to %s", recall.ErrBadRequest, n.name, n.v, textfmt.Int(n.limit))
+			}
+		}
 	}
 	return nil
 }
