@@ -756,7 +756,8 @@ const blockTokens = 8
 func (m *mcpProjection) smallItems() bool {
 	small := 0
 	for _, it := range m.items {
-		if it.block == nil || it.head != "" || it.tail != "" {
+		// A nil text is one the caller keeps elsewhere: not small.
+		if it.block == nil || it.text == nil || it.head != "" || it.tail != "" {
 			return false
 		}
 		if it.cost >= 0 && it.cost < recall.MinBudget {
