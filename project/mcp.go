@@ -275,6 +275,9 @@ type mcpProjection struct {
 	// squeeze is taken off the text items' share when the result came out
 	// over the budget.
 	squeeze int
+	// seq reports that the text items are shown as one sequence (see
+	// sequence), which any squeeze shortens.
+	seq bool
 }
 
 // contentOut is one block of the new content: the block as it was, a new
@@ -340,7 +343,7 @@ func (m *mcpProjection) project() (Output, error) {
 		out := m.assemble()
 		over := m.viewTokens(out.Text) - m.in.Budget
 		squeeze := m.squeeze + over + 8<<try
-		if over <= 0 || try == 3 || m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
+		if over <= 0 || try == 3 || !m.seq && m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
 			// Within the budget, or what is over is not the text items'
 			// doing (a structuredContent kept whole): nothing to gain.
 			return out, nil
@@ -747,7 +750,7 @@ func (m *mcpProjection) shareBudget() error {
 
 // blockTokens is about what the JSON of one text block costs besides its
 // text.
-const blockTokens = 8
+const blockTokens = 10
 
 // smallItems reports whether the text items are content blocks of their
 // own (not files of one block, nor structuredContent), most of them
@@ -772,6 +775,7 @@ func (m *mcpProjection) smallItems() bool {
 // are stored apart, one after the other (each ending with a newline), as
 // one text the note's continuation reads by lines.
 func (m *mcpProjection) sequence() error {
+	m.seq = true
 	room := m.in.Budget - m.notes - m.squeeze - mcpNoteTokens
 	used, k := 0, 0
 	for ; k < len(m.items); k++ {

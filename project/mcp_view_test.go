@@ -17,44 +17,54 @@ import (
 // all the rest (issue 9 item 7).
 func TestMCPManySmallBlocks(t *testing.T) {
 	const n = 10000
-	texts := make([]string, n)
-	blocks := make([]string, n)
-	for i := range texts {
-		texts[i] = fmt.Sprintf("row %05d: status=ok region=eu-west-1 size=%04d", i, i%977)
-		blocks[i] = string(mustJSON(map[string]string{"type": "text", "text": texts[i]}))
+	shapes := map[string]func(i int) string{
+		"log rows":      func(i int) string { return fmt.Sprintf("row %05d: status=ok region=eu-west-1 size=%04d", i, i%977) },
+		"59-byte texts": func(i int) string { return (fmt.Sprintf("block %05d: ", i) + strings.Repeat("x", 59))[:59] },
 	}
-	raw := []byte(`{"content":[` + strings.Join(blocks, ",") + `]}`)
-	const budget = 2000
-	out, fs := projectMCPCase(t, raw, nil, budget)
-	b := checkMCP(t, raw, out, budget)
-	checkWholeBudget(t, out, budget)
-	// The first blocks are shown whole, in order; one note follows.
-	shown := len(b.Content) - 1
-	for i := 0; i < shown; i++ {
-		if got := str(b.Content[i], "text"); got != texts[i] {
-			t.Fatalf("block %d is %q, want %q", i, got, texts[i])
+	for name, shape := range shapes {
+		texts := make([]string, n)
+		blocks := make([]string, n)
+		for i := range texts {
+			texts[i] = shape(i)
+			blocks[i] = string(mustJSON(map[string]string{"type": "text", "text": texts[i]}))
 		}
-	}
-	if shown < 50 {
-		t.Errorf("only %d blocks shown whole in a budget of %d", shown, budget)
-	}
-	note := str(b.Content[shown], "text")
-	if c := regexp.MustCompile(`crumb read `).FindAllStringIndex(note, -1); len(c) != 1 {
-		t.Errorf("the note names %d reads, want one:\n%s", len(c), note)
-	}
-	// Its continuation reads the rest, in order.
-	if out.Next == nil || out.Next.Lines == nil || out.Next.Lines.From != 1 {
-		t.Fatalf("no continuation for the rest: %+v", out.Next)
-	}
-	if !strings.Contains(note, recall.CLIHint(*out.Next)) {
-		t.Errorf("the note does not give Next:\n%s", note)
-	}
-	want := strings.Join(texts[shown:], "\n") + "\n"
-	if got := fs[out.Next.Ref]; string(got) != want {
-		t.Errorf("the continuation reads %d bytes, not the %d of blocks %d on", len(got), len(want), shown)
-	}
-	if out.Next.Rev != recall.Rev(store.Sum([]byte(want))) {
-		t.Errorf("the continuation's revision %q is not the stored rest's", out.Next.Rev)
+		raw := []byte(`{"content":[` + strings.Join(blocks, ",") + `]}`)
+		for _, budget := range []int{500, 2000} {
+			t.Run(fmt.Sprintf("%s/%d", name, budget), func(t *testing.T) {
+				out, fs := projectMCPCase(t, raw, nil, budget)
+				b := checkMCP(t, raw, out, budget)
+				checkWholeBudget(t, out, budget)
+				// The first blocks are shown whole, in order; one note
+				// follows.
+				shown := len(b.Content) - 1
+				for i := 0; i < shown; i++ {
+					if got := str(b.Content[i], "text"); got != texts[i] {
+						t.Fatalf("block %d is %q, want %q", i, got, texts[i])
+					}
+				}
+				if shown < budget/40 {
+					t.Errorf("only %d blocks shown whole in a budget of %d", shown, budget)
+				}
+				note := str(b.Content[shown], "text")
+				if c := regexp.MustCompile(`crumb read `).FindAllStringIndex(note, -1); len(c) != 1 {
+					t.Errorf("the note names %d reads, want one:\n%s", len(c), note)
+				}
+				// Its continuation reads the rest, in order.
+				if out.Next == nil || out.Next.Lines == nil || out.Next.Lines.From != 1 {
+					t.Fatalf("no continuation for the rest: %+v", out.Next)
+				}
+				if !strings.Contains(note, recall.CLIHint(*out.Next)) {
+					t.Errorf("the note does not give Next:\n%s", note)
+				}
+				want := strings.Join(texts[shown:], "\n") + "\n"
+				if got := fs[out.Next.Ref]; string(got) != want {
+					t.Errorf("the continuation reads %d bytes, not the %d of blocks %d on", len(got), len(want), shown)
+				}
+				if out.Next.Rev != recall.Rev(store.Sum([]byte(want))) {
+					t.Errorf("the continuation's revision %q is not the stored rest's", out.Next.Rev)
+				}
+			})
+		}
 	}
 }
 
