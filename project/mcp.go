@@ -179,6 +179,11 @@ func parseObject(raw []byte) (object, error) {
 				return nil, err
 			}
 		}
+		// The scanner lets a control byte in a key through, which a
+		// client would reject: such an object is not valid JSON.
+		if !json.Valid(raw[k.Start:k.End]) {
+			return nil, fmt.Errorf("invalid key at byte %d", k.Start)
+		}
 		key, _ := jsonscan.KeyText(raw[k.Start:k.End], false)
 		o = append(o, member{key: key, raw: raw[k.Start:k.End], val: raw[v.Start:end]})
 	}
@@ -226,11 +231,6 @@ type toolResult struct {
 }
 
 func parseToolResult(raw []byte) (*toolResult, error) {
-	// The scanner lets some invalid JSON through (a control byte in a
-	// key); a result that is not valid JSON is no CallToolResult.
-	if !json.Valid(raw) {
-		return nil, errors.New("not valid JSON")
-	}
 	top, err := parseObject(bytes.TrimSpace(raw))
 	if err != nil {
 		return nil, err
