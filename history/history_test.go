@@ -12,9 +12,9 @@ import (
 
 	"github.com/crumb-dev/crumb/history"
 	"github.com/crumb-dev/crumb/internal/llmtest"
-	"github.com/crumb-dev/crumb/summarize"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/summarize"
 )
 
 func newStore(t testing.TB) store.Store {
