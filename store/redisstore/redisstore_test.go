@@ -3,9 +3,11 @@ package redisstore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -465,5 +467,116 @@ func TestAbortLeavesNothing(t *testing.T) {
 	obj.Close()
 	if keys := c.Keys(ctx, s.prefix+"*").Val(); len(keys) != 0 {
 		t.Errorf("keys after Abort and Close: %v; want none", keys)
+	}
+}
+
+// genReader yields n bytes made of a block of pseudo-random bytes with
+// the offset written into each block, without holding them.
+type genReader struct {
+	block []byte
+	off   int64
+	n     int64
+}
+
+func newGenReader(n int64) *genReader {
+	return &genReader{block: storetest.Content(77, 64<<10), n: n}
+}
+
+func (g *genReader) Read(p []byte) (int, error) {
+	if g.off >= g.n {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && g.off < g.n {
+		i := int(g.off % int64(len(g.block)))
+		if i == 0 {
+			binary.LittleEndian.PutUint64(g.block, uint64(g.off))
+		}
+		c := copy(p[k:], g.block[i:min(len(g.block), i+int(g.n-g.off))])
+		k += c
+		g.off += int64(c)
+	}
+	return k, nil
+}
+
+// digestOf returns the digest a store gives to what r yields.
+func digestOf(t *testing.T, r io.Reader) string {
+	var x store.Indexer
+	buf := make([]byte, store.ChunkSize)
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			x.AddChunk(buf[:n])
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+	}
+	var info store.Info
+	x.Fill(&info)
+	return info.Digest
+}
+
+// peakHeap samples the heap while the bytes written to it are counted.
+type peakHeap struct {
+	base, peak uint64
+	n, next    int64
+}
+
+func (h *peakHeap) Write(p []byte) (int, error) {
+	h.n += int64(len(p))
+	if h.n >= h.next {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		h.peak = max(h.peak, m.HeapAlloc)
+		h.next += 4 << 20
+	}
+	return len(p), nil
+}
+
+// TestLargeStreamBoundedMemory stores a stream far larger than the memory a
+// Put may use and reads it back: Put allocates about one chunk whatever the
+// size, and a read holds a few chunks at a time.
+func TestLargeStreamBoundedMemory(t *testing.T) {
+	size := int64(96 << 20)
+	if testing.Short() {
+		size = 32 << 20
+	}
+	srv := redistest.Start(t)
+	s := openTest(t, srv, Options{})
+	ctx := context.Background()
+	want := digestOf(t, newGenReader(size))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	info, err := s.Put(ctx, newGenReader(size), store.Meta{})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Digest != want || info.Size != size {
+		t.Fatalf("Put of a %d MB stream: digest %.12s size %d; want %.12s %d", size>>20, info.Digest, info.Size, want, size)
+	}
+	const bound = 8 << 20
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > bound {
+		t.Errorf("Put of a %d MB stream allocated %d MB; want under %d MB", size>>20, alloc>>20, bound>>20)
+	}
+	obj, err := s.Open(ctx, info.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	h := &peakHeap{base: before.HeapAlloc}
+	if n, err := store.Copy(ctx, obj, h); err != nil || n != size {
+		t.Fatalf("Copy = %d, %v; want %d verified bytes", n, err, size)
+	}
+	if grew := h.peak - min(h.peak, h.base); grew > 4*bound {
+		t.Errorf("Copy of a %d MB result grew the heap by %d MB at most; want under %d MB", size>>20, grew>>20, 4*bound>>20)
 	}
 }
