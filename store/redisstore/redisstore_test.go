@@ -580,3 +580,52 @@ func TestLargeStreamBoundedMemory(t *testing.T) {
 		t.Errorf("Copy of a %d MB result grew the heap by %d MB at most; want under %d MB", size>>20, grew>>20, 4*bound>>20)
 	}
 }
+
+// TestGCCapAndLostIndex checks GC: it rebuilds an index that Redis lost
+// (under an allkeys-* maxmemory-policy it may evict the index keys), counts
+// the usage anew, and evicts the least recently used down to a cap that
+// was lowered since.
+func TestGCCapAndLostIndex(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	ns := redistest.Namespace()
+	s := openTest(t, srv, Options{Namespace: ns})
+	var refs []store.Ref
+	for i := range 4 {
+		info, err := s.Put(ctx, bytes.NewReader(storetest.Content(uint64(500+i), store.ChunkSize)), store.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, info.Ref)
+		time.Sleep(2 * time.Millisecond) // distinct use times
+	}
+	c.Del(ctx, s.lruKey(), s.sizesKey(), s.usageKey())
+	if list, err := s.List(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("List with the index lost = %d results, %v; want none until GC", len(list), err)
+	}
+	st, err := s.GC(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ResultsKept != 4 || st.BytesKept != 4*store.ChunkSize {
+		t.Errorf("GC with the index lost = %+v; want the 4 results re-indexed", st)
+	}
+	if list, err := s.List(ctx); err != nil || len(list) != 4 || list[0].Ref != refs[3] {
+		t.Errorf("List after GC = %d results, %v; want all 4, newest first", len(list), err)
+	}
+	small := openTest(t, srv, Options{Namespace: ns, MaxBytes: 5 * store.ChunkSize / 2})
+	st, err = small.GC(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Evicted != 2 || st.ResultsKept != 2 || st.BytesKept > 5*store.ChunkSize/2 {
+		t.Errorf("GC under a lowered cap = %+v; want 2 evicted, 2 kept", st)
+	}
+	for i, ref := range refs {
+		_, err := s.Stat(ctx, ref)
+		if gone := errors.Is(err, store.ErrMissing); gone != (i < 2) || err != nil && !gone {
+			t.Errorf("Stat of result %d after eviction: %v; want the 2 oldest missing, the rest found", i, err)
+		}
+	}
+}
