@@ -59,6 +59,8 @@ func classify(err error) *apiError {
 		return &apiError{http.StatusUnprocessableEntity, CodeBinary, err.Error(), "GET /v1/results/{ref}/raw returns the exact bytes"}
 	case errors.Is(err, store.ErrBadRef):
 		return badRequest(err.Error(), "a ref is the 16 hex digits a view names")
+	case errors.Is(err, recall.ErrNotJSON):
+		return badRequest(err.Error(), "read it by lines: GET /v1/results/{ref}?lines=1:200")
 	case errors.Is(err, recall.ErrBadRequest), errors.Is(err, history.ErrInput):
 		return badRequest(err.Error(), "")
 	}
