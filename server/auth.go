@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"regexp"
 	"strings"
 )
@@ -33,18 +34,25 @@ func (t *Tokens) Len() int { return len(t.ns) }
 
 // Add binds token to namespace ns.
 func (t *Tokens) Add(token, ns string) error {
+	if err := t.add(token, ns); err != nil {
+		return fmt.Errorf("%w: %v", ErrTokens, err)
+	}
+	return nil
+}
+
+func (t *Tokens) add(token, ns string) error {
 	if token == "" || strings.ContainsAny(token, " \t\r\n") {
-		return fmt.Errorf("%w: a token must be one word without spaces", ErrTokens)
+		return errors.New("a token must be one word without spaces")
 	}
 	if !ValidNamespace(ns) {
-		return fmt.Errorf("%w: namespace %q: want 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", ErrTokens, ns)
+		return fmt.Errorf("namespace %q: want 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", ns)
 	}
 	if t.ns == nil {
 		t.ns = map[[sha256.Size]byte]string{}
 	}
 	k := sha256.Sum256([]byte(token))
 	if _, dup := t.ns[k]; dup {
-		return fmt.Errorf("%w: a token is given twice", ErrTokens)
+		return errors.New("a token is given twice")
 	}
 	t.ns[k] = ns
 	return nil
@@ -71,8 +79,8 @@ func (t *Tokens) ReadTokens(r io.Reader) error {
 		if len(f) != 2 {
 			return fmt.Errorf("%w: line %d: want TOKEN NAMESPACE", ErrTokens, n)
 		}
-		if err := t.Add(f[0], f[1]); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
+		if err := t.add(f[0], f[1]); err != nil {
+			return fmt.Errorf("%w: line %d: %v", ErrTokens, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -93,9 +101,24 @@ func (t *Tokens) ParseTokens(list string) error {
 		if !ok {
 			return fmt.Errorf("%w: item %d: want TOKEN:NAMESPACE", ErrTokens, i+1)
 		}
-		if err := t.Add(strings.TrimSpace(tok), strings.TrimSpace(ns)); err != nil {
-			return fmt.Errorf("item %d: %w", i+1, err)
+		if err := t.add(strings.TrimSpace(tok), strings.TrimSpace(ns)); err != nil {
+			return fmt.Errorf("%w: item %d: %v", ErrTokens, i+1, err)
 		}
 	}
 	return nil
+}
+
+// IsLoopback reports whether addr (host or host:port) names only loopback
+// addresses. An empty host, which listens on every interface, is not.
+func IsLoopback(addr string) bool {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -46,7 +46,7 @@ func classify(err error) *apiError {
 	var mb *http.MaxBytesError
 	switch {
 	case errors.As(err, &mb):
-		return &apiError{http.StatusRequestEntityTooLarge, CodeTooLarge, err.Error(), "send less, or raise the server's limit (crumb serve --max-body)"}
+		return &apiError{http.StatusRequestEntityTooLarge, CodeTooLarge, err.Error(), "send less, or raise the server's limit (crumb serve --max-result or --max-request)"}
 	case errors.Is(err, store.ErrMissing):
 		return &apiError{http.StatusNotFound, CodeMissing, err.Error(), "the result expired or was evicted, or was never stored in this namespace; run the tool again"}
 	case errors.Is(err, store.ErrBroken):
