@@ -16,13 +16,15 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/server"
+	"github.com/crumb-dev/crumb/store"
 )
 
 // TestLoad runs 100 concurrent clients against a server on loopback for 30
 // seconds, projecting results and reading them back (pages, searches and
 // raw bytes), then reads every stored result once more: zero errors, zero
 // lost and zero corrupt results. It is off unless CRUMB_LOAD=1;
-// CRUMB_LOAD_CLIENTS and CRUMB_LOAD_DURATION change its size.
+// CRUMB_LOAD_CLIENTS and CRUMB_LOAD_DURATION change its size, and
+// CRUMB_LOAD_NOSYNC=1 runs it over a store that skips fsync.
 func TestLoad(t *testing.T) {
 	if os.Getenv("CRUMB_LOAD") != "1" {
 		t.Skip("set CRUMB_LOAD=1 to run the load test")
@@ -36,7 +38,12 @@ func TestLoad(t *testing.T) {
 	}
 	var tok server.Tokens
 	tok.ParseTokens("load-a:a,load-b:b")
-	ts := newServer(t, server.Options{Tokens: &tok})
+	opts := server.Options{Tokens: &tok}
+	if os.Getenv("CRUMB_LOAD_NOSYNC") == "1" {
+		// Without fsync: what the server costs, apart from the disk.
+		opts.Open = server.DirOpener(t.TempDir(), store.DirOptions{NoSync: true})
+	}
+	ts := newServer(t, opts)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
 
 	type stored struct {
