@@ -603,3 +603,43 @@ func (r *repeater) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8377": true, "localhost:80": true, "[::1]:9000": true, "127.3.4.5:1": true,
+		"0.0.0.0:8377": false, ":8377": false, "[::]:80": false, "10.0.0.2:80": false, "example.com:80": false,
+	} {
+		if got := server.IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestRawHeadAndList: HEAD /raw gives the size and digest without the
+// bytes; the list is most recently used first and takes a limit.
+func TestRawHeadAndList(t *testing.T) {
+	ts := newServer(t, server.Options{})
+	var refs []string
+	for i := 0; i < 3; i++ {
+		body := numberedLines(3000 + i)
+		refs = append(refs, ts.do(t, "POST", "/v1/results?kind=text&tool=t"+strconv.Itoa(i), "", bytes.NewReader(body)).json(t)["ref"].(string))
+	}
+	a := ts.do(t, "HEAD", "/v1/results/"+refs[1]+"/raw", "", nil)
+	if a.status != 200 || len(a.body) != 0 || a.header.Get("Content-Length") != strconv.Itoa(len(numberedLines(3001))) || a.header.Get("X-Crumb-Digest") == "" {
+		t.Errorf("HEAD raw: %d %v %d bytes", a.status, a.header, len(a.body))
+	}
+	l := ts.do(t, "GET", "/v1/results?limit=2", "", nil).json(t)
+	items := l["results"].([]any)
+	if l["total"] != 3.0 || len(items) != 2 {
+		t.Fatalf("list: %v", l)
+	}
+	for _, it := range items {
+		m := it.(map[string]any)
+		if m["kind"] != "text" || !strings.HasPrefix(m["tool"].(string), "t") || m["size"].(float64) < 1000 || m["lines"].(float64) < 3000 {
+			t.Errorf("list item %v", m)
+		}
+		if _, ok := m["chunks"]; ok {
+			t.Errorf("list items carry chunk digests: %v", m)
+		}
+	}
+}
