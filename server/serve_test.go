@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +91,15 @@ func TestShutdownTimeout(t *testing.T) {
 		}
 	}()
 	pw.Write(bytes.Repeat([]byte("a line\n"), 100000))
+	// Wait until the result is being written into the store.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(root, server.DefaultNamespace, "tmp", "put-*")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the result never reached the store")
+		}
+	}
 	start := time.Now()
 	err = stop()
 	if err == nil || !strings.Contains(err.Error(), "cancelled") {

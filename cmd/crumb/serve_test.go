@@ -192,7 +192,15 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if _, err := pwB.Write(bytes.Repeat([]byte("a result whose client goes away\n"), 50000)); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // both bodies are being read by the server
+	// Wait until both results are being written into the store.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if m, _ := filepath.Glob(filepath.Join(dir, "team", "tmp", "put-*")); len(m) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the two results never reached the store")
+		}
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
