@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -123,18 +124,13 @@ func TestServeChild(t *testing.T) {
 	os.Exit(code)
 }
 
-// TestServeGracefulShutdown runs crumb serve as a real process and sends it
-// SIGTERM while two results are being posted: the one whose body then
-// arrives whole is answered and stored; the one whose client goes away is
-// not stored at all; new connections are refused; the process exits 0.
-func TestServeGracefulShutdown(t *testing.T) {
-	dir := t.TempDir()
-	argv, _ := json.Marshal([]string{"serve", "--listen", "127.0.0.1:0", "--store", dir, "--tokens", filepath.Join(dir, "tokens")})
-	if err := os.WriteFile(filepath.Join(dir, "tokens"), []byte("tok team\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+// startServe starts crumb serve as a process of its own, with the
+// arguments argv (JSON), and returns it, the address it listens on and its
+// standard error.
+func startServe(t *testing.T, argv string) (*exec.Cmd, string, *syncBuffer) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServeChild$")
-	cmd.Env = append(os.Environ(), "CRUMB_SERVE_CHILD="+string(argv), "CRUMB_TOKENS=")
+	cmd.Env = append(os.Environ(), "CRUMB_SERVE_CHILD="+argv, "CRUMB_TOKENS=")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +138,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	t.Cleanup(func() { cmd.Process.Kill() })
 	lines := bufio.NewScanner(stderr)
 	var addr string
 	for lines.Scan() {
@@ -154,9 +150,99 @@ func TestServeGracefulShutdown(t *testing.T) {
 	if addr == "" {
 		t.Fatal("crumb serve did not say where it listens")
 	}
-	var logged bytes.Buffer
-	go io.Copy(&logged, stderr)
+	logged := &syncBuffer{}
+	go io.Copy(logged, stderr)
+	return cmd, addr, logged
+}
 
+// syncBuffer is a buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeTwoProcesses runs two crumb serve processes on different ports
+// over one store: each serves the other's refs within a namespace and
+// refuses them across namespaces. CRUMB_SERVE_TEST_STORE runs it over
+// another backend (a redis:// URL) instead of a shared directory.
+func TestServeTwoProcesses(t *testing.T) {
+	shared := os.Getenv("CRUMB_SERVE_TEST_STORE")
+	if shared == "" {
+		shared = t.TempDir()
+	}
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte("tok-a team-a\ntok-b team-b\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	argv, _ := json.Marshal([]string{"serve", "--listen", "127.0.0.1:0", "--store", shared, "--tokens", tokens})
+	_, addr1, _ := startServe(t, string(argv))
+	_, addr2, _ := startServe(t, string(argv))
+	do := func(method, url, token string, body []byte) (int, []byte) {
+		req, _ := http.NewRequest(method, url, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	var body bytes.Buffer
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&body, "line %d of a result stored by one process and read by the other\n", i)
+	}
+	status, b := do("POST", "http://"+addr1+"/v1/results?kind=text", "tok-a", body.Bytes())
+	if status != 200 {
+		t.Fatalf("POST to the first process: %d %s", status, b)
+	}
+	var view struct {
+		Ref  string
+		Next struct {
+			HTTP struct{ Method, Path, Query string }
+		}
+	}
+	json.Unmarshal(b, &view)
+	if view.Ref == "" {
+		t.Fatalf("no ref: %s", b)
+	}
+	if status, raw := do("GET", "http://"+addr2+"/v1/results/"+view.Ref+"/raw", "tok-a", nil); status != 200 || !bytes.Equal(raw, body.Bytes()) {
+		t.Errorf("the second process reads %d, %d bytes of the first's result", status, len(raw))
+	}
+	h := view.Next.HTTP
+	if status, b := do(h.Method, "http://"+addr2+h.Path+"?"+h.Query, "tok-a", nil); status != 200 || !bytes.Contains(b, []byte("of a result stored by one process")) {
+		t.Errorf("the second process follows the first's continuation: %d %.300s", status, b)
+	}
+	for _, addr := range []string{addr1, addr2} {
+		if status, b := do("GET", "http://"+addr+"/v1/results/"+view.Ref+"/raw", "tok-b", nil); status != 404 || !bytes.Contains(b, []byte(`"code": "missing"`)) {
+			t.Errorf("another namespace reads the result from %s: %d %s", addr, status, b)
+		}
+	}
+}
+
+// TestServeGracefulShutdown runs crumb serve as a real process and sends it
+// SIGTERM while two results are being posted: the one whose body then
+// arrives whole is answered and stored; the one whose client goes away is
+// not stored at all; new connections are refused; the process exits 0.
+func TestServeGracefulShutdown(t *testing.T) {
+	dir := t.TempDir()
+	argv, _ := json.Marshal([]string{"serve", "--listen", "127.0.0.1:0", "--store", dir, "--tokens", filepath.Join(dir, "tokens")})
+	if err := os.WriteFile(filepath.Join(dir, "tokens"), []byte("tok team\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, addr, logged := startServe(t, string(argv))
 	type result struct {
 		status int
 		body   []byte
