@@ -242,6 +242,29 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, c *call) error {
 	return nil
 }
 
+// stats answers how much of the namespace's results stayed out of context,
+// as crumb stats --json prints it (without the store's path).
+func (s *Server) stats(w http.ResponseWriter, r *http.Request, c *call) error {
+	if p := newParams(r); p.err != nil {
+		return p.err
+	}
+	infos, err := c.st.List(r.Context())
+	if err != nil {
+		return err
+	}
+	var st wire.Stats
+	if u, ok := c.st.(usager); ok {
+		us, err := u.Usage(r.Context())
+		if err != nil {
+			return err
+		}
+		st.Leftovers, st.LeftoverBytes = us.Leftovers, us.LeftoverBytes
+	}
+	st.Add(infos)
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
 // compactKey names a Compactor: one per namespace and settings, so that a
 // thread compacted turn after turn finds its caches warm.
 type compactKey struct {

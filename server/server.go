@@ -170,6 +170,7 @@ func New(opts Options) (*Server, error) {
 	s.routes = []route{
 		{method: "POST", path: "/v1/results", h: s.project},
 		{method: "GET", path: "/v1/results", h: s.list},
+		{method: "GET", path: "/v1/stats", h: s.stats},
 		{method: "GET", path: "/v1/results/{ref}", h: s.read},
 		{method: "GET", path: "/v1/results/{ref}/raw", h: s.raw},
 		{method: "GET", path: "/v1/results/{ref}/grep", h: s.grep},

@@ -643,3 +643,17 @@ func TestRawHeadAndList(t *testing.T) {
 		}
 	}
 }
+
+// TestStats sums up the namespace's results as crumb stats does.
+func TestStats(t *testing.T) {
+	ts := newServer(t, server.Options{})
+	ts.do(t, "POST", "/v1/results?kind=text", "", bytes.NewReader(numberedLines(5000)))
+	ts.do(t, "POST", "/v1/results?kind=text", "", bytes.NewReader(numberedLines(6000)))
+	s := ts.do(t, "GET", "/v1/stats", "", nil).json(t)
+	if s["results"] != 2.0 || s["projected"] != 2.0 || s["saved_bytes"].(float64) < float64(len(numberedLines(5000))) || s["saved_tokens"].(float64) <= 0 {
+		t.Errorf("stats: %v", s)
+	}
+	if _, ok := s["store"]; ok {
+		t.Errorf("stats show the store's path: %v", s)
+	}
+}
