@@ -350,3 +350,21 @@ func TestServeGracefulShutdown(t *testing.T) {
 		t.Fatalf("the stored result is not the posted one: %v (%d bytes of %d)", err, len(got), whole.Len())
 	}
 }
+
+// TestServeInsecure: --insecure serves every interface without tokens.
+func TestServeInsecure(t *testing.T) {
+	argv, _ := json.Marshal([]string{"serve", "--listen", "0.0.0.0:0", "--insecure", "--store", t.TempDir()})
+	_, addr, _ := startServe(t, string(argv))
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://127.0.0.1:" + port + "/v1/results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("GET /v1/results without a token on an insecure server: %d", resp.StatusCode)
+	}
+}
