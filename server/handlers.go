@@ -127,10 +127,17 @@ func (s *Server) read(w http.ResponseWriter, r *http.Request, c *call) error {
 		return err
 	}
 	p := newParams(r, "lines", "bytes", "pointer", "rev", "budget", "n")
-	req := recall.Request{Ref: ref, Rev: p.str("rev"), Lines: p.span("lines"), Bytes: p.span("bytes")}
+	wr := wireRequest{Ref: ref, Rev: p.str("rev"), Lines: p.str("lines"), Bytes: p.str("bytes")}
 	if p.has("pointer") {
 		ptr := p.str("pointer")
-		req.Pointer = &ptr
+		wr.Pointer = &ptr
+	}
+	if p.err != nil {
+		return p.err
+	}
+	req, err := wr.request()
+	if err != nil {
+		return err
 	}
 	return s.page(w, r, c, req, p)
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -64,17 +65,40 @@ func (p *params) bool(name string) bool {
 	return b
 }
 
-func (p *params) span(name string) *recall.Span {
-	v := p.q.Get(name)
-	if !p.q.Has(name) || p.err != nil {
-		return nil
-	}
-	sp, err := recall.ParseSpan(v)
+// wireRequest is the JSON form of a recall.Request (see its MarshalJSON).
+// The sidecar reads a request's parameters and writes continuations through
+// it, so they take every form of range that recall reads and writes.
+type wireRequest struct {
+	Ref     store.Ref        `json:"ref"`
+	Rev     string           `json:"rev,omitempty"`
+	Lines   string           `json:"lines,omitempty"`
+	Bytes   string           `json:"bytes,omitempty"`
+	Grep    *recall.GrepSpec `json:"grep,omitempty"`
+	Pointer *string          `json:"pointer,omitempty"`
+	Query   string           `json:"jq,omitempty"`
+}
+
+// request returns the recall.Request w describes, validated.
+func (w wireRequest) request() (recall.Request, error) {
+	b, err := json.Marshal(w)
 	if err != nil {
-		p.err = badRequest(fmt.Sprintf("parameter %s: %v", name, err), "lines are 1-based and inclusive (41:240); bytes are offsets, the end excluded (0:4096)")
-		return nil
+		return recall.Request{}, err
 	}
-	return &sp
+	var req recall.Request
+	if err := json.Unmarshal(b, &req); err != nil {
+		return recall.Request{}, badRequest(err.Error(), "lines are 1-based and inclusive (41:240); bytes are offsets, the end excluded (0:4096)")
+	}
+	return req, nil
+}
+
+// wireOf returns the JSON form of req.
+func wireOf(req recall.Request) (wireRequest, error) {
+	var w wireRequest
+	b, err := json.Marshal(req)
+	if err == nil {
+		err = json.Unmarshal(b, &w)
+	}
+	return w, err
 }
 
 func refOf(r *http.Request) (store.Ref, error) {
@@ -89,12 +113,17 @@ func refOf(r *http.Request) (store.Ref, error) {
 // request that performs it, carrying the budget the client asked for.
 func link(budget int) wire.Link {
 	return func(req recall.Request) wire.HTTPCall {
-		base := "/v1/results/" + string(req.Ref)
+		w, err := wireOf(req)
+		if err != nil {
+			// A request that does not marshal never reaches a view.
+			panic(fmt.Sprintf("server: continuation %v: %v", req, err))
+		}
+		base := "/v1/results/" + string(w.Ref)
 		q := url.Values{}
 		call := wire.HTTPCall{Method: "GET", Path: base}
 		switch {
-		case req.Grep != nil:
-			g := req.Grep
+		case w.Grep != nil:
+			g := w.Grep
 			call.Path += "/grep"
 			q.Set("pattern", g.Pattern)
 			if g.IgnoreCase {
@@ -108,18 +137,18 @@ func link(budget int) wire.Link {
 					q.Set(v.k, strconv.FormatInt(v.n, 10))
 				}
 			}
-		case req.Query != "":
+		case w.Query != "":
 			call.Method, call.Path = "POST", base+"/query"
-			q.Set("jq", req.Query)
-		case req.Pointer != nil:
-			q.Set("pointer", *req.Pointer)
-		case req.Bytes != nil:
-			q.Set("bytes", req.Bytes.String())
-		case req.Lines != nil:
-			q.Set("lines", req.Lines.String())
+			q.Set("jq", w.Query)
+		case w.Pointer != nil:
+			q.Set("pointer", *w.Pointer)
+		case w.Bytes != "":
+			q.Set("bytes", w.Bytes)
+		case w.Lines != "":
+			q.Set("lines", w.Lines)
 		}
-		if req.Rev != "" {
-			q.Set("rev", req.Rev)
+		if w.Rev != "" {
+			q.Set("rev", w.Rev)
 		}
 		if budget > 0 {
 			q.Set("budget", strconv.Itoa(budget))
