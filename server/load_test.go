@@ -77,6 +77,7 @@ func TestLoad(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode, b, time.Since(start), err
 	}
+	cpu0 := cpuTime()
 	stop := time.Now().Add(dur)
 	var wg sync.WaitGroup
 	for c := 0; c < clients; c++ {
@@ -153,6 +154,7 @@ func TestLoad(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	cpu := cpuTime() - cpu0
 	elapsed := dur
 	// Every stored result reads back exactly: none lost, none corrupt.
 	lost, corrupt := 0, 0
@@ -172,8 +174,9 @@ func TestLoad(t *testing.T) {
 		}
 		return latencies[min(len(latencies)-1, int(q*float64(len(latencies))))]
 	}
-	t.Logf("%d clients, %s: %d requests, %.0f requests/s; latency p50 %s, p99 %s, max %s; %d results stored and read back: %d lost, %d corrupt; %d errors",
-		clients, dur, requests, float64(requests)/elapsed.Seconds(), p(0.5).Round(time.Microsecond), p(0.99).Round(time.Microsecond), p(1).Round(time.Microsecond), len(all), lost, corrupt, len(errs))
+	t.Logf("%d clients, %s: %d requests, %.0f requests/s; latency p50 %s, p99 %s, max %s; %d results stored and read back: %d lost, %d corrupt; %d errors; CPU %s (%s a request, clients included)",
+		clients, dur, requests, float64(requests)/elapsed.Seconds(), p(0.5).Round(time.Microsecond), p(0.99).Round(time.Microsecond), p(1).Round(time.Microsecond), len(all), lost, corrupt, len(errs),
+		cpu.Round(time.Millisecond), (cpu / time.Duration(max(requests, 1))).Round(time.Microsecond))
 	for _, e := range errs {
 		t.Error(e)
 	}
@@ -181,3 +184,4 @@ func TestLoad(t *testing.T) {
 		t.Errorf("%d results lost, %d corrupt", lost, corrupt)
 	}
 }
+
