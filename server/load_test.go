@@ -184,4 +184,3 @@ func TestLoad(t *testing.T) {
 		t.Errorf("%d results lost, %d corrupt", lost, corrupt)
 	}
 }
-
