@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -67,5 +68,24 @@ func TestSetIntent(t *testing.T) {
 	}
 	if _, err := wire.SetIntent(json.RawMessage(`[1]`), "x"); err == nil {
 		t.Error("SetIntent of an array succeeded")
+	}
+}
+
+// TestViewHasEveryField: wire.View has every field of crumb.View, with the
+// same JSON name, in the same order, so that a field added to crumb.View
+// cannot go missing from the CLI's and the sidecar's JSON.
+func TestViewHasEveryField(t *testing.T) {
+	cv, wv := reflect.TypeFor[crumb.View](), reflect.TypeFor[wire.View]()
+	if cv.NumField() != wv.NumField() {
+		t.Fatalf("crumb.View has %d fields, wire.View %d", cv.NumField(), wv.NumField())
+	}
+	for i := range cv.NumField() {
+		c, w := cv.Field(i), wv.Field(i)
+		if c.Name != w.Name || c.Tag.Get("json") != w.Tag.Get("json") {
+			t.Errorf("field %d: crumb.View has %s `%s`, wire.View %s `%s`", i, c.Name, c.Tag, w.Name, w.Tag)
+		}
+		if c.Name != "Next" && c.Type != w.Type {
+			t.Errorf("field %s: crumb.View's is %s, wire.View's %s", c.Name, c.Type, w.Type)
+		}
 	}
 }
