@@ -387,12 +387,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// discardBody keeps headers but drops the mux's plain-text error bodies.
+// discardBody keeps the headers the mux sets (Allow, Location) but drops
+// its plain-text answers, whose status ServeHTTP writes itself.
 type discardBody struct{ http.ResponseWriter }
 
 func (discardBody) Write(b []byte) (int, error) { return len(b), nil }
-func (d discardBody) WriteHeader(code int) {
-	if code >= 300 && code < 400 {
-		d.ResponseWriter.WriteHeader(code)
-	}
-}
+func (discardBody) WriteHeader(int)             {}

@@ -657,3 +657,22 @@ func TestStats(t *testing.T) {
 		t.Errorf("stats show the store's path: %v", s)
 	}
 }
+
+// TestMuxAnswers: a path the mux redirects is redirected, and a method a
+// path does not take is answered with Allow and a JSON error.
+func TestMuxAnswers(t *testing.T) {
+	ts := newServer(t, server.Options{})
+	req, _ := http.NewRequest("GET", ts.URL+"/v1//results", nil)
+	resp, err := (&http.Transport{}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 3 || resp.Header.Get("Location") != "/v1/results" {
+		t.Errorf("GET /v1//results: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	a := ts.do(t, "PUT", "/v1/results", "", nil)
+	if a.status != 405 || a.errCode(t) != server.CodeBadRequest || !strings.Contains(a.header.Get("Allow"), "POST") {
+		t.Errorf("PUT /v1/results: %d, Allow %q, %s", a.status, a.header.Get("Allow"), a.body)
+	}
+}
