@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -80,18 +81,13 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		c.waitErr = cmd.Wait()
 		close(c.exited)
 	}()
-	conn, err := (&mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: -1}).Connect(ctx)
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	c.Connection = conn
+	c.stdioConn = newStdioConn(outR, inW)
 	return c, nil
 }
 
 // commandConn is the connection to a server process.
 type commandConn struct {
-	mcp.Connection
+	*stdioConn
 	cmd       *exec.Cmd
 	in        *os.File
 	tail      *tailWriter
@@ -110,8 +106,8 @@ var _ mcp.Connection = (*commandConn)(nil)
 // it does not: SIGTERM to its process group, then SIGKILL.
 func (c *commandConn) Close() error {
 	c.closeOnce.Do(func() {
-		if c.Connection != nil {
-			c.Connection.Close() // closes the input and the output pipe
+		if c.stdioConn != nil {
+			c.stdioConn.Close() // closes the input and the output pipe
 		} else {
 			c.in.Close()
 		}
@@ -139,12 +135,16 @@ func (c *commandConn) Close() error {
 	return c.closeErr
 }
 
-// exitReason says how the server ended, once its output has closed.
-func (c *commandConn) exitReason() string {
+// exitReason says how the server ended, once its output has closed; when
+// is appended to how it ended ("in the middle of a response").
+func (c *commandConn) exitReason(when string) string {
 	select {
 	case <-c.exited:
 	case <-time.After(2 * time.Second):
-		return "upstream server closed its output (it is still running)" + c.tail.suffix()
+		return "upstream server closed its output" + when + " (it is still running)" + c.tail.suffix()
+	}
+	if c.cmd.ProcessState != nil && !c.cmd.ProcessState.Exited() {
+		return "upstream server was killed (" + c.cmd.ProcessState.String() + ")" + when + c.tail.suffix()
 	}
 	status := "exited"
 	if c.waitErr != nil {
@@ -157,7 +157,7 @@ func (c *commandConn) exitReason() string {
 	} else {
 		status = "exited: exit status 0"
 	}
-	return "upstream server " + status + c.tail.suffix()
+	return "upstream server " + status + when + c.tail.suffix()
 }
 
 // tailWriter keeps the last bytes written to it.
@@ -177,18 +177,43 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// suffix returns the last non-empty line written, as "; stderr: LINE", or
-// "" when nothing was.
+// errorWords are words of the lines of a program's standard error that
+// say what went wrong ("Error: Cannot find module", "ModuleNotFoundError:",
+// "panic:", "permission denied"), as opposed to a stack trace or a version
+// banner printed after them.
+var errorWords = regexp.MustCompile(`(?i)(error|exception|fatal|panic|traceback|cannot|can't|could not|couldn't|failed|failure|denied|refused|not found|no such|unable to|invalid|unknown|missing)`)
+
+// stackFrame matches the lines of a stack trace.
+var stackFrame = regexp.MustCompile(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
+
+// suffix says what the server's standard error says went wrong: its last
+// lines with an error's vocabulary (at most three), else its last line;
+// "" when it wrote nothing.
 func (w *tailWriter) suffix() string {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	lines := bytes.Split(bytes.TrimSpace(w.buf), []byte{'\n'})
-	last := strings.TrimSpace(string(lines[len(lines)-1]))
-	if last == "" {
+	text := string(bytes.ToValidUTF8(bytes.TrimSpace(w.buf), []byte("\uFFFD")))
+	w.mu.Unlock()
+	if text == "" {
 		return ""
 	}
-	if len(last) > 300 {
-		last = last[:300] + "…"
+	lines := strings.Split(text, "\n")
+	var pick []string
+	for i := len(lines) - 1; i >= 0 && len(pick) < 3; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || stackFrame.MatchString(lines[i]) || !errorWords.MatchString(l) {
+			continue
+		}
+		pick = append([]string{clipLine(l)}, pick...)
 	}
-	return "; its last words on stderr: " + last
+	if len(pick) == 0 {
+		return "; its last words on stderr: " + clipLine(strings.TrimSpace(lines[len(lines)-1]))
+	}
+	return "; its stderr says: " + strings.Join(pick, " | ")
+}
+
+func clipLine(l string) string {
+	if len(l) > 300 {
+		return strings.ToValidUTF8(l[:300], "") + "…"
+	}
+	return l
 }

@@ -159,6 +159,9 @@ func (p *Proxy) Serve(ctx context.Context, downstream, upstream mcp.Transport) e
 func (p *Proxy) toolDefs() []json.RawMessage { return p.tools }
 
 func (p *Proxy) serve(ctx context.Context, down, up mcp.Connection) error {
+	if c, ok := up.(interface{ setLogger(*slog.Logger) }); ok {
+		c.setLogger(p.log)
+	}
 	s := newSession(p, down, up)
 	err := s.run(ctx)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
