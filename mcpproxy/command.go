@@ -177,18 +177,24 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// errorWords are words of the lines of a program's standard error that
-// say what went wrong ("Error: Cannot find module", "ModuleNotFoundError:",
-// "panic:", "permission denied"), as opposed to a stack trace or a version
-// banner printed after them.
-var errorWords = regexp.MustCompile(`(?i)(error|exception|fatal|panic|traceback|cannot|can't|could not|couldn't|failed|failure|denied|refused|not found|no such|unable to|invalid|unknown|missing)`)
+// headline matches a line that states an error, as the runtimes print
+// one: "Error: Cannot find module 'x'", "ModuleNotFoundError: No module
+// named 'x'", "panic: runtime error", "fatal: ...", "error[E0425]: ...".
+var headline = regexp.MustCompile(`^(\w[\w.$]*)?(Error|Exception)\b(\[\w+\])?:|^(panic|fatal|FATAL|error|ERROR|Fatal|Error)\b[\[:]`)
+
+// errorWords are words of a line that says what went wrong ("permission
+// denied", "cannot open", "failed to"), for a program whose standard
+// error has no headline.
+var errorWords = regexp.MustCompile(`(?i)(error|exception|fatal|panic|traceback|cannot|can't|could not|couldn't|failed|failure|denied|refused|not found|no such|unable to)`)
 
 // stackFrame matches the lines of a stack trace.
 var stackFrame = regexp.MustCompile(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
 
 // suffix says what the server's standard error says went wrong: its last
-// lines with an error's vocabulary (at most three), else its last line;
-// "" when it wrote nothing.
+// lines that state an error (at most three), else its last lines with an
+// error's vocabulary, else its last line; "" when it wrote nothing. A
+// runtime's epilogue ("Node.js v20.20.2") and stack traces are passed
+// over.
 func (w *tailWriter) suffix() string {
 	w.mu.Lock()
 	text := string(bytes.ToValidUTF8(bytes.TrimSpace(w.buf), []byte("\uFFFD")))
@@ -197,18 +203,25 @@ func (w *tailWriter) suffix() string {
 		return ""
 	}
 	lines := strings.Split(text, "\n")
-	var pick []string
-	for i := len(lines) - 1; i >= 0 && len(pick) < 3; i-- {
-		l := strings.TrimSpace(lines[i])
-		if l == "" || stackFrame.MatchString(lines[i]) || !errorWords.MatchString(l) {
-			continue
+	pick := func(re *regexp.Regexp) []string {
+		var out []string
+		for i := len(lines) - 1; i >= 0 && len(out) < 3; i-- {
+			l := strings.TrimSpace(lines[i])
+			if l == "" || stackFrame.MatchString(lines[i]) || !re.MatchString(l) {
+				continue
+			}
+			out = append([]string{clipLine(l)}, out...)
 		}
-		pick = append([]string{clipLine(l)}, pick...)
+		return out
 	}
-	if len(pick) == 0 {
+	said := pick(headline)
+	if len(said) == 0 {
+		said = pick(errorWords)
+	}
+	if len(said) == 0 {
 		return "; its last words on stderr: " + clipLine(strings.TrimSpace(lines[len(lines)-1]))
 	}
-	return "; its stderr says: " + strings.Join(pick, " | ")
+	return "; its stderr says: " + strings.Join(said, " | ")
 }
 
 func clipLine(l string) string {

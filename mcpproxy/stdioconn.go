@@ -197,7 +197,7 @@ func (c *stdioConn) next(br *bufio.Reader) upMsg {
 	}
 	msgs, err := decodeLine(line)
 	if err != nil {
-		c.skipped(line, err)
+		c.skipped(line, int64(len(line)), err)
 		return upMsg{}
 	}
 	return upMsg{msgs: msgs}
@@ -231,13 +231,13 @@ func decodeLine(line []byte) ([]jsonrpc.Message, error) {
 }
 
 // skipped logs a line that is not JSON-RPC.
-func (c *stdioConn) skipped(line []byte, err error) {
+func (c *stdioConn) skipped(line []byte, n int64, err error) {
 	shown := line
 	if len(shown) > 200 {
 		shown = append(bytes.Clone(shown[:200]), "…"...)
 	}
 	c.log.Warn("crumb mcp: the upstream server wrote a line that is not JSON-RPC on its standard output; skipping it",
-		"line", string(bytes.ToValidUTF8(shown, []byte("\uFFFD"))), "bytes", len(line), "err", err)
+		"line", string(bytes.ToValidUTF8(shown, []byte("\uFFFD"))), "bytes", n, "err", err)
 }
 
 // spool writes a long line to a temporary file as it arrives, and reads
@@ -256,7 +256,7 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 				return upMsg{err: err}
 			}
 		}
-		c.skipped(head[:min(len(head), 200)], fmt.Errorf("a line of %d bytes that does not begin with {", n))
+		c.skipped(head[:min(len(head), 200)], n-1, errors.New("it does not begin with {"))
 		return upMsg{}
 	}
 	f, err := os.CreateTemp(c.tmpDir, "crumb-mcp-*.json")
@@ -295,7 +295,7 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 	sp.size = n
 	if err := sp.envelope(); err != nil {
 		sp.close()
-		c.skipped(head[:min(len(head), 200)], err)
+		c.skipped(head[:min(len(head), 200)], n, err)
 		return upMsg{}
 	}
 	return upMsg{big: sp}

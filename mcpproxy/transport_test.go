@@ -1,0 +1,86 @@
+package mcpproxy
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/crumb-dev/crumb/store"
+)
+
+// TestLinesNotJSONRPC: lines on the upstream's output that are not JSON-RPC
+// (a log line, JSON that is no message, a 3 MB line) are logged and
+// skipped, and the session goes on.
+func TestLinesNotJSONRPC(t *testing.T) {
+	var log syncBuffer
+	cfg := testConfig(t, 500)
+	cfg.Logger = newTestLogger(&log)
+	c, _ := startRaw(t, cfg, fakeCommand("", io.Discard))
+	c.initialize()
+	resp := c.toolCall("noisy", `{}`)
+	if resp.Error != nil || !strings.Contains(string(resp.Result), "done despite the noise") {
+		t.Fatalf("noisy: %.300s", resp.line)
+	}
+	if small := c.toolCall("small", `{}`); small.Error != nil || string(small.Result) != fakeSmall {
+		t.Errorf("the session did not go on: %.300s", small.line)
+	}
+	for _, want := range []string{"Server log: working on it...", "not a JSON-RPC message", "bytes=3145728"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not name the skipped line %q:\n%.2000s", want, log.String())
+		}
+	}
+}
+
+// countingStore counts the bytes put into a store.
+type countingStore struct {
+	store.Store
+	mu    sync.Mutex
+	puts  int
+	bytes int64
+}
+
+func (s *countingStore) Put(ctx context.Context, r io.Reader, meta store.Meta) (store.Info, error) {
+	info, err := s.Store.Put(ctx, r, meta)
+	s.mu.Lock()
+	s.puts++
+	s.bytes += info.Size
+	s.mu.Unlock()
+	return info, err
+}
+
+// TestStoredOnce: a large result's text is stored once: as the result the
+// view's continuation reads, and not again inside a copy of the whole
+// result.
+func TestStoredOnce(t *testing.T) {
+	cfg := testConfig(t, 500)
+	cs := &countingStore{Store: cfg.Guard.Store}
+	cfg.Guard.Store = cs
+	c, _ := startRaw(t, cfg, fakeCommand("", io.Discard))
+	c.initialize()
+	text := fakeBigText(40000, 60) // 2.4 MB: spooled
+	resp := c.toolCall("big", `{"lines":40000}`)
+	m := hintRE.FindStringSubmatch(string(resp.Result))
+	if m == nil {
+		t.Fatalf("no continuation in %.300s", resp.line)
+	}
+	var h struct{ Ref string }
+	json.Unmarshal([]byte(strings.ReplaceAll(m[1], `\"`, `"`)), &h)
+	list, err := cs.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, info := range list {
+		total += info.Size
+	}
+	if cs.bytes > int64(len(text))+64<<10 || total > int64(len(text))+64<<10 {
+		t.Errorf("a result of %d bytes of text put %d bytes in %d puts; the store holds %d bytes in %d results", len(text), cs.bytes, cs.puts, total, len(list))
+	}
+	got, err := store.ReadAll(context.Background(), cs, store.Ref(h.Ref))
+	if err != nil || string(got) != text {
+		t.Errorf("the continuation's ref %s does not hold the text: %v (%d bytes)", h.Ref, err, len(got))
+	}
+}
