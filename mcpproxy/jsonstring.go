@@ -16,8 +16,8 @@ import (
 // byte of invalid UTF-8 or lone surrogate made U+FFFD.
 type stringReader struct {
 	br    *bufio.Reader // the string's text, between its quotes
-	buf   []byte        // decoded bytes not yet read
-	out   []byte        // buf[read:]
+	buf   []byte        // decoded bytes; buf[off:] not yet read
+	off   int
 	carry []byte        // the start of a rune cut by the end of a window
 	err   error
 }
@@ -40,21 +40,29 @@ func newStringReaderFrom(r io.Reader, size int) *stringReader {
 
 var errBadString = errors.New("malformed JSON string")
 
+// Read fills p as far as the string goes: a text with an escape every
+// line decodes in runs of a line, and the store should not see a write of
+// each.
 func (d *stringReader) Read(p []byte) (int, error) {
-	for len(d.out) == 0 {
-		if d.err != nil {
-			return 0, d.err
-		}
+	if d.off > 0 {
+		// What the last Read left: to the front, so that buf stays the
+		// size of one read and a run.
+		d.buf, d.off = append(d.buf[:0], d.buf[d.off:]...), 0
+	}
+	for len(d.buf)-d.off < len(p) && d.err == nil {
 		d.fill()
 	}
-	n := copy(p, d.out)
-	d.out = d.out[n:]
+	n := copy(p, d.buf[d.off:])
+	d.off += n
+	if n == 0 {
+		return 0, d.err
+	}
 	return n, nil
 }
 
-// fill decodes the next run of text up to and including one escape.
+// fill decodes the next run of text up to and including one escape, and
+// appends it to buf.
 func (d *stringReader) fill() {
-	d.buf = d.buf[:0]
 	chunk, err := d.br.ReadSlice('\\')
 	esc := err == nil
 	if esc {
@@ -76,7 +84,6 @@ func (d *stringReader) fill() {
 	default:
 		d.err = fmt.Errorf("reading a JSON string: %w", err)
 	}
-	d.out = d.buf
 }
 
 // text appends a run of unescaped text; more reports that the run was cut

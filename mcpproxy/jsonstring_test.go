@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -58,4 +59,29 @@ func FuzzStringReader(f *testing.F) {
 			t.Errorf("%q (window %d): got %q, %v; want %q", s, size, got, err, want)
 		}
 	})
+}
+
+// TestStringReaderBounded: decoding a long string in reads of 256 KiB, as
+// the store reads, holds about one read, not the string.
+func TestStringReaderBounded(t *testing.T) {
+	quoted := []byte(`"` + strings.Repeat(`a line of text\n`, 300000) + `"`)
+	d := newStringReader(bytes.NewReader(quoted), 0, int64(len(quoted)))
+	p := make([]byte, 256<<10)
+	n := 0
+	for {
+		k, err := d.Read(p)
+		n += k
+		if cap(d.buf) > 1<<20 {
+			t.Fatalf("after %d bytes the decoder holds %d", n, cap(d.buf))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 300000*len("a line of text\n") {
+		t.Errorf("decoded %d bytes", n)
+	}
 }
