@@ -18,7 +18,7 @@ type stringReader struct {
 	br    *bufio.Reader // the string's text, between its quotes
 	buf   []byte        // decoded bytes; buf[off:] not yet read
 	off   int
-	carry []byte        // the start of a rune cut by the end of a window
+	carry []byte // the start of a rune cut by the end of a window
 	err   error
 }
 
