@@ -23,9 +23,11 @@ const DefaultTerminateDuration = 5 * time.Second
 // CommandTransport is an [mcp.Transport] that runs an MCP server as a
 // command and talks to it over its standard input and output, as
 // mcp.CommandTransport does, with two differences: a message may be of any
-// size (mcp.CommandTransport caps one at 16 MiB), and when the server exits
-// the connection can tell how ("exit status 1", and its last line on
-// standard error), which the proxy reports to the calls in flight.
+// size (mcp.CommandTransport caps one at 16 MiB), lines that are not
+// JSON-RPC are skipped (see stdioConn), and when the server exits the
+// connection can tell how ("exit status 1", and the lines of its standard
+// error that say what went wrong), which the proxy reports to the calls in
+// flight.
 type CommandTransport struct {
 	// Command is the server to run. Its Stdin and Stdout must be unset.
 	Command *exec.Cmd

@@ -147,6 +147,7 @@ func (c *stdioConn) readMessage(ctx context.Context) (jsonrpc.Message, *spooled,
 
 // readLoop reads messages until the output ends.
 func (c *stdioConn) readLoop() {
+	defer close(c.incoming)
 	br := bufio.NewReaderSize(c.r, 64<<10)
 	for {
 		u := c.next(br)
