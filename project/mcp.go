@@ -325,23 +325,30 @@ func (t *textItem) size() int64 {
 // the files it holds, for one); a longer one is projected from the store.
 const spillReadMax = 4 << 20
 
-// spilled returns the text the caller stored apart at ptr, if it did: its
-// bytes when they are at most spillReadMax, else nil.
-func (m *mcpProjection) spilled(ptr string) (*Spill, []byte, error) {
-	sp, ok := m.in.Spilled[ptr]
-	if !ok {
-		return nil, nil, nil
+// text returns the text of o's member key, at ptr in the result; ok is
+// false when it is not a string. When the caller stored it apart (see
+// Input.Spilled), sp is where, the text is nil if it is longer than
+// spillReadMax, and the result is marked changed: the note that stands in
+// its place must not reach the client.
+func (m *mcpProjection) text(o object, key, ptr string) (sp *Spill, text []byte, ok bool, err error) {
+	if s, found := m.in.Spilled[ptr]; found {
+		m.change = true
+		size := s.Source.Size()
+		if size > spillReadMax {
+			return &s, nil, true, nil
+		}
+		b := make([]byte, size)
+		if n, err := s.Source.ReadAt(b, 0); int64(n) < size {
+			return nil, nil, false, fmt.Errorf("reading the text stored apart at %s: %w", ptr, err)
+		}
+		return &s, b, true, nil
 	}
-	m.change = true
-	size := sp.Source.Size()
-	if size > spillReadMax {
-		return &sp, nil, nil
+	v, found := o.get(key)
+	var str string
+	if !found || json.Unmarshal(v, &str) != nil {
+		return nil, nil, false, nil
 	}
-	b := make([]byte, size)
-	if n, err := sp.Source.ReadAt(b, 0); int64(n) < size {
-		return nil, nil, fmt.Errorf("reading the text stored apart at %s: %w", ptr, err)
-	}
-	return &sp, b, nil
+	return nil, []byte(str), true, nil
 }
 
 func (m *mcpProjection) project() (Output, error) {
@@ -522,25 +529,15 @@ func (m *mcpProjection) block(i int, b object) error {
 	ptr := "/content/" + strconv.Itoa(i)
 	switch b.str("type") {
 	case "text":
-		sp, stext, err := m.spilled(ptr + "/text")
+		sp, text, ok, err := m.text(b, "text", ptr+"/text")
 		if err != nil {
 			return err
 		}
-		if sp != nil && stext == nil {
-			it := &textItem{block: b, field: "text", label: "text block " + strconv.Itoa(i), ptr: ptr + "/text", idx: len(m.items), spill: sp}
-			m.items = append(m.items, it)
-			m.out = append(m.out, contentOut{raw: raw, item: it, spilled: true})
-			return nil
-		}
-		v, ok := b.get("text")
-		var text string
-		if sp != nil {
-			text = string(stext)
-		} else if !ok || json.Unmarshal(v, &text) != nil {
+		if !ok {
 			m.out = append(m.out, contentOut{raw: raw})
 			return nil
 		}
-		if secs := splitSections(text, argPaths(m.in.Args)); secs != nil {
+		if secs := splitSections(string(text), argPaths(m.in.Args)); secs != nil {
 			c := contentOut{raw: raw, spilled: sp != nil}
 			for _, sec := range secs {
 				it := &textItem{text: []byte(sec.body), block: b, field: "text", label: "file " + sec.path + " in text block " + strconv.Itoa(i),
@@ -552,7 +549,7 @@ func (m *mcpProjection) block(i int, b object) error {
 			m.out = append(m.out, c)
 			return nil
 		}
-		it := &textItem{text: []byte(text), block: b, field: "text", label: "text block " + strconv.Itoa(i), ptr: ptr + "/text", idx: len(m.items), spill: sp}
+		it := &textItem{text: text, block: b, field: "text", label: "text block " + strconv.Itoa(i), ptr: ptr + "/text", idx: len(m.items), spill: sp}
 		m.items = append(m.items, it)
 		m.out = append(m.out, contentOut{raw: raw, item: it, spilled: sp != nil})
 	case "image":
@@ -603,15 +600,12 @@ func (m *mcpProjection) resource(i int, b object, raw []byte) error {
 	}
 	uri, mime := r.str("uri"), r.str("mimeType")
 	ptr := "/content/" + strconv.Itoa(i) + "/resource"
-	if tv, ok := r.get("text"); ok {
-		sp, stext, err := m.spilled(ptr + "/text")
+	if _, ok := r.get("text"); ok {
+		sp, text, ok, err := m.text(r, "text", ptr+"/text")
 		if err != nil {
 			return err
 		}
-		var text string
-		if sp != nil {
-			text = string(stext)
-		} else if json.Unmarshal(tv, &text) != nil {
+		if !ok {
 			m.out = append(m.out, contentOut{raw: raw})
 			return nil
 		}
@@ -619,10 +613,7 @@ func (m *mcpProjection) resource(i int, b object, raw []byte) error {
 		if mime != "" {
 			label += " (" + mime + ")"
 		}
-		it := &textItem{text: []byte(text), block: b, field: "resource", label: label, ptr: ptr + "/text", idx: len(m.items), spill: sp}
-		if sp != nil && stext == nil {
-			it.text = nil
-		}
+		it := &textItem{text: text, block: b, field: "resource", label: label, ptr: ptr + "/text", idx: len(m.items), spill: sp}
 		m.items = append(m.items, it)
 		m.out = append(m.out, contentOut{raw: raw, item: it, spilled: sp != nil})
 		return nil
@@ -684,9 +675,10 @@ func (m *mcpProjection) shareBudget() error {
 	total := 0
 	fits := true
 	for _, it := range m.items {
-		it.cost = m.count(it.text)
 		if it.text == nil && it.spill != nil {
-			it.cost = -1
+			it.cost = -1 // too long to read, let alone fit
+		} else {
+			it.cost = m.count(it.text)
 		}
 		if it.cost < 0 {
 			fits = false
@@ -830,7 +822,7 @@ func (m *mcpProjection) storeItem(it *textItem) (store.Ref, *Input, error) {
 	if it.args != nil {
 		args = it.args
 	}
-	if it.spill != nil && it.head == "" && it.tail == "" {
+	if it.spill != nil {
 		// Stored already, by the caller: not again.
 		src := it.spill.Source
 		if it.kind == "" {
