@@ -41,6 +41,13 @@ type spilled struct {
 	info store.Info
 }
 
+// storedString is a string of the result stored: the SHA-256 of its raw
+// text (between its quotes) and what the store said.
+type storedString struct {
+	sum  [sha256.Size]byte
+	info store.Info
+}
+
 // frame is an open container of the value being taken apart.
 type frame struct {
 	obj bool
@@ -75,12 +82,9 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 		parts  []spilled
 		stack  []frame
 		copied = start
-		// What was stored, by the length of its raw string and the
-		// SHA-256 of its raw bytes: a string repeated is stored once.
-		seen = map[int64][]struct {
-			sum  [sha256.Size]byte
-			info store.Info
-		}{}
+		// What was stored, by the length of its raw string: a string
+		// repeated is stored once.
+		seen = map[int64][]storedString{}
 	)
 	value := func() {
 		if n := len(stack); n > 0 && !stack[n-1].obj {
@@ -124,11 +128,11 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 		}
 		value()
 		n := t.End - t.Start
-		min := int64(spillMin)
+		limit := int64(spillMin)
 		if k := len(stack); k > 0 && stack[k-1].obj && (stack[k-1].key == "data" || stack[k-1].key == "blob") {
-			min = mediaSpillMin
+			limit = mediaSpillMin
 		}
-		if n <= min {
+		if n <= limit {
 			continue
 		}
 		// A long string: store it, unless it was stored already.
@@ -157,10 +161,7 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 				return nil, nil, fmt.Errorf("storing a string of the result: %w", err)
 			}
 			// The hash covers the text between the quotes, as above.
-			seen[n] = append(seen[n], struct {
-				sum  [sha256.Size]byte
-				info store.Info
-			}{[sha256.Size]byte(h.Sum(nil)), info})
+			seen[n] = append(seen[n], storedString{[sha256.Size]byte(h.Sum(nil)), info})
 		}
 		if _, err := io.Copy(&out, io.NewSectionReader(r, copied, t.Start-copied)); err != nil {
 			return nil, nil, fmt.Errorf("reading the result: %w", err)

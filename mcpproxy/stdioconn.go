@@ -244,7 +244,24 @@ func (c *stdioConn) skipped(line []byte, n int64, err error) {
 // spool writes a long line to a temporary file as it arrives, and reads
 // the envelope of the message in it.
 func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
-	if first := bytes.TrimLeft(head, " \t\r"); len(first) > 0 && first[0] != '{' {
+	first := bytes.TrimLeft(head, " \t\r")
+	if len(first) > 0 && first[0] == '[' {
+		// A batch: rare, and read whole.
+		rest, err := br.ReadBytes('\n')
+		line := append(head, rest...)
+		if errors.Is(err, io.EOF) {
+			return upMsg{err: &partialError{n: int64(len(line))}}
+		} else if err != nil {
+			return upMsg{err: err}
+		}
+		msgs, err := decodeLine(bytes.TrimSpace(line))
+		if err != nil {
+			c.skipped(line, int64(len(line)), err)
+			return upMsg{}
+		}
+		return upMsg{msgs: msgs}
+	}
+	if len(first) > 0 && first[0] != '{' {
 		// Not a JSON-RPC object: skip the rest of the line unread.
 		n := int64(len(head))
 		for {

@@ -3,12 +3,14 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/crumb-dev/crumb/store"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // TestLinesNotJSONRPC: lines on the upstream's output that are not JSON-RPC
@@ -82,5 +84,53 @@ func TestStoredOnce(t *testing.T) {
 	got, err := store.ReadAll(context.Background(), cs, store.Ref(h.Ref))
 	if err != nil || string(got) != text {
 		t.Errorf("the continuation's ref %s does not hold the text: %v (%d bytes)", h.Ref, err, len(got))
+	}
+}
+
+// TestStdioConnRead reads a server's output as the proxy's stdio
+// connection does: lines that are not JSON-RPC skipped, batches small and
+// large taken apart, a large response spooled with its ID and result
+// found, and output that ends in the middle of a message reported as such.
+func TestStdioConnRead(t *testing.T) {
+	big := strings.Repeat("b", 2<<20)
+	out := strings.Join([]string{
+		"Server starting on stdio...",
+		"",
+		`[{"jsonrpc":"2.0","method":"notifications/a"},{"jsonrpc":"2.0","method":"notifications/b"}]`,
+		`[{"jsonrpc":"2.0","method":"notifications/c","params":{"x":"` + big + `"}}]`,
+		`{"result":{"content":[{"type":"text","text":"` + big + `"}]},"jsonrpc":"2.0","id":7}`,
+		`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"cut`,
+	}, "\n")
+	r, w := io.Pipe()
+	go func() { io.WriteString(w, out); w.Close() }()
+	c := newStdioConn(r, nopWriteCloser{io.Discard})
+	ctx := context.Background()
+	var methods []string
+	for range 3 {
+		m, big, err := c.readMessage(ctx)
+		if err != nil || big != nil {
+			t.Fatalf("message %d: %v, %v", len(methods), err, big)
+		}
+		methods = append(methods, m.(*jsonrpc.Request).Method)
+	}
+	if strings.Join(methods, " ") != "notifications/a notifications/b notifications/c" {
+		t.Errorf("methods: %v", methods)
+	}
+	_, sp, err := c.readMessage(ctx)
+	if err != nil || sp == nil {
+		t.Fatalf("the large response was not spooled: %v", err)
+	}
+	if id, _ := jsonrpc.MakeID(float64(7)); sp.id != id || !sp.hasResult || sp.request {
+		t.Errorf("spooled envelope: id %v, result %v, request %v", sp.id, sp.hasResult, sp.request)
+	}
+	res := make([]byte, sp.result[1]-sp.result[0])
+	sp.ReadAt(res, sp.result[0])
+	if want := `{"content":[{"type":"text","text":"` + big + `"}]}`; string(res) != want {
+		t.Errorf("spooled result: %.100s", res)
+	}
+	sp.close()
+	_, _, err = c.readMessage(ctx)
+	if !errors.Is(err, ErrPartialMessage) {
+		t.Errorf("output cut in a message: %v", err)
 	}
 }
