@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -147,4 +149,140 @@ func TestMissingModule(t *testing.T) {
 	if strings.Contains(msg, "Node.js v") {
 		t.Errorf("the error reports node's last words: %s", msg)
 	}
+}
+
+// tsResult is what testdata/ts-client.cjs prints.
+type tsResult struct {
+	Tools []string `json:"tools"`
+	Error string   `json:"error"`
+	Calls []struct {
+		Result *struct {
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+			StructuredContent map[string]any `json:"structuredContent"`
+			IsError           bool           `json:"isError"`
+		} `json:"result"`
+		Error string `json:"error"`
+	} `json:"calls"`
+	raw string
+}
+
+// tsClient runs the TypeScript SDK's client against argv, through crumb
+// (this test binary as crumb mcp, over the store dir) unless dir is empty,
+// and makes the calls.
+func tsClient(t *testing.T, dir string, argv []string, calls string, env ...string) tsResult {
+	t.Helper()
+	modules := nodeModules(t)
+	script, _ := filepath.Abs(filepath.Join("testdata", "ts-client.cjs"))
+	server := argv
+	if dir != "" {
+		up, _ := json.Marshal(argv)
+		server = []string{os.Args[0], "-test.run=^$"}
+		env = append(env, "CRUMB_TEST_PROXY="+string(up), "CRUMB_TEST_STORE="+dir)
+	}
+	sa, _ := json.Marshal(server)
+	cmd := exec.Command("node", script)
+	cmd.Env = append(append(os.Environ(), "NODE_PATH="+modules, "SERVER_ARGV="+string(sa), "CALLS="+calls), env...)
+	cmd.Stderr = testWriter{t}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the TypeScript client: %v\n%s", err, out)
+	}
+	var r tsResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("the TypeScript client printed %.500s: %v", out, err)
+	}
+	r.raw = string(out)
+	return r
+}
+
+// TestTypeScriptClient runs the TypeScript SDK's client against real
+// servers through crumb: a server behind a banner line works as it does
+// without crumb, its 3 MB file reads as a view within the budget whose
+// structuredContent the client validates against the tool's outputSchema,
+// and the store keeps the text once; a server that dies mid-response gets
+// the client an error with its exit status and what its stderr said.
+func TestTypeScriptClient(t *testing.T) {
+	bin := npmServer(t, "mcp-server-filesystem")
+	root := t.TempDir()
+	var big strings.Builder
+	for i := 1; big.Len() < 3<<20; i++ {
+		fmt.Fprintf(&big, "%06d: a line the TypeScript client reads through crumb\n", i)
+	}
+	path := filepath.Join(root, "big.txt")
+	os.WriteFile(path, []byte(big.String()), 0o644)
+	argv := []string{"sh", "-c", `echo 'Server starting on stdio...'; exec "$0" "$1"`, bin, root}
+	calls, _ := json.Marshal([]any{map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": path}}})
+
+	direct := tsClient(t, "", argv, string(calls))
+	if direct.Error != "" || len(direct.Calls) != 1 || direct.Calls[0].Result == nil {
+		t.Fatalf("without crumb: %.500s", direct.raw)
+	}
+	dir := t.TempDir()
+	proxied := tsClient(t, dir, argv, string(calls))
+	if proxied.Error != "" || len(proxied.Calls) != 1 || proxied.Calls[0].Result == nil {
+		t.Fatalf("through crumb: %.1000s", proxied.raw)
+	}
+	if !reflect.DeepEqual(withoutCrumb(proxied.Tools), direct.Tools) {
+		t.Errorf("tools through crumb %v, without %v", proxied.Tools, direct.Tools)
+	}
+	res := proxied.Calls[0].Result
+	if n := tokens.O200k().Count(proxied.raw); n > 2100 {
+		t.Errorf("the view of a 3 MB file is %d tokens", n)
+	}
+	m := hintRE.FindStringSubmatch(res.Content[0].Text)
+	if m == nil || res.StructuredContent == nil {
+		t.Fatalf("no continuation, or no structuredContent: %.1000s", proxied.raw)
+	}
+	var hint struct{ Ref string }
+	json.Unmarshal([]byte(m[1]), &hint)
+	st := openStore(t, dir)
+	got, err := store.ReadAll(context.Background(), st, store.Ref(hint.Ref))
+	if err != nil || string(got) != big.String() {
+		t.Errorf("the continuation's ref does not hold the file: %v", err)
+	}
+	list, _ := st.List(context.Background())
+	var total int64
+	for _, info := range list {
+		total += info.Size
+	}
+	if total > int64(big.Len())+64<<10 {
+		t.Errorf("the store holds %d bytes in %d results for a file of %d", total, len(list), big.Len())
+	}
+
+	// A server that dies in the middle of its answer.
+	script, _ := filepath.Abs(filepath.Join("testdata", "dying-server.cjs"))
+	die := tsClient(t, t.TempDir(), []string{"node", script}, `[{"name":"ok","arguments":{}},{"name":"die","arguments":{}}]`, "DIE_AFTER=2000000")
+	if len(die.Calls) != 2 || die.Calls[0].Result == nil {
+		t.Fatalf("the dying server: %.1000s", die.raw)
+	}
+	msg := die.Calls[1].Error
+	for _, want := range []string{"exit status 1", "in the middle of a message", "Error: widget store corrupted: cannot read page 7"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the client's error does not say %q: %s", want, msg)
+		}
+	}
+}
+
+// withoutCrumb drops crumb's tools from a list of names.
+func withoutCrumb(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !strings.HasPrefix(n, "crumb_") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func openStore(t *testing.T, dir string) *store.Dir {
+	t.Helper()
+	d, err := store.OpenDir(dir, store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
 }
