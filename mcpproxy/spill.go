@@ -135,32 +135,31 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 		if n <= limit {
 			continue
 		}
-		// A long string: store it, unless it was stored already.
-		h := sha256.New()
+		// A long string: store it, unless it was stored already. Its
+		// SHA-256 is of its raw text, between the quotes.
+		text := func() io.Reader { return io.NewSectionReader(r, t.Start+1, max(n-2, 0)) }
 		var info store.Info
 		found := false
-		for _, prev := range seen[n] {
-			if found {
-				break
-			}
-			h.Reset()
-			if _, err := io.Copy(h, io.NewSectionReader(r, t.Start+1, max(n-2, 0))); err != nil {
+		if prevs := seen[n]; len(prevs) > 0 {
+			h := sha256.New()
+			if _, err := io.Copy(h, text()); err != nil {
 				return nil, nil, fmt.Errorf("reading the result: %w", err)
 			}
-			if [sha256.Size]byte(h.Sum(nil)) == prev.sum {
-				info, found = prev.info, true
+			sum := [sha256.Size]byte(h.Sum(nil))
+			for _, prev := range prevs {
+				if prev.sum == sum {
+					info, found = prev.info, true
+					break
+				}
 			}
 		}
 		if !found {
-			h.Reset()
+			h := sha256.New()
 			m := meta
 			m.Kind = string(p.sniffKind(r, t, meta.Tool))
-			m.Limit = 0
-			dec := newStringReaderFrom(io.TeeReader(io.NewSectionReader(r, t.Start+1, max(n-2, 0)), h), 64<<10)
-			if info, err = st.Put(ctx, dec, m); err != nil {
+			if info, err = st.Put(ctx, newStringReaderFrom(io.TeeReader(text(), h), 64<<10), m); err != nil {
 				return nil, nil, fmt.Errorf("storing a string of the result: %w", err)
 			}
-			// The hash covers the text between the quotes, as above.
 			seen[n] = append(seen[n], storedString{[sha256.Size]byte(h.Sum(nil)), info})
 		}
 		if _, err := io.Copy(&out, io.NewSectionReader(r, copied, t.Start-copied)); err != nil {
