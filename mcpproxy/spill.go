@@ -30,10 +30,10 @@ import (
 // a text block is not stored again by the projector.
 const spillMin = 64 << 10
 
-// mediaSpillMin is the length over which a "data" or "blob" member (an
-// image, audio or a resource blob, base64) is stored apart: shorter ones
-// stay inline, for the projector to downscale an image or describe a blob.
-const mediaSpillMin = 32 << 20
+// A "data" or "blob" member (an image, audio or a resource blob, base64)
+// is never stored apart: the projector needs it in place to downscale an
+// image or to store and describe a blob, and a note in its place would be
+// invalid base64 in a block the client shows as media.
 
 // spilled is a string of a result stored apart.
 type spilled struct {
@@ -128,11 +128,7 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 		}
 		value()
 		n := t.End - t.Start
-		limit := int64(spillMin)
-		if k := len(stack); k > 0 && stack[k-1].obj && (stack[k-1].key == "data" || stack[k-1].key == "blob") {
-			limit = mediaSpillMin
-		}
-		if n <= limit {
+		if k := len(stack); n <= spillMin || k > 0 && stack[k-1].obj && (stack[k-1].key == "data" || stack[k-1].key == "blob") {
 			continue
 		}
 		// A long string: store it, unless it was stored already. Its

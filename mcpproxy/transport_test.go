@@ -1,6 +1,7 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -132,5 +133,51 @@ func TestStdioConnRead(t *testing.T) {
 	_, _, err = c.readMessage(ctx)
 	if !errors.Is(err, ErrPartialMessage) {
 		t.Errorf("output cut in a message: %v", err)
+	}
+}
+
+// TestSpill takes a result apart: long strings are stored once and
+// named by their pointers, media data stays in place, short strings and
+// the rest keep their bytes.
+func TestSpill(t *testing.T) {
+	p, err := New(testConfig(t, 500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a long line of the text\n", 4000)
+	data := strings.Repeat("iVBORw0KGgo", 20000)
+	res, _ := json.Marshal(map[string]any{
+		"content": []any{
+			map[string]any{"type": "image", "data": data, "mimeType": "image/png"},
+			map[string]any{"type": "text", "text": long},
+			map[string]any{"type": "text", "text": "short"},
+		},
+		"structuredContent": map[string]any{"text": long, "n": 1.50},
+	})
+	skel, parts, err := p.spill(context.Background(), bytes.NewReader(res), 0, int64(len(res)), store.Meta{Tool: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ptrs []string
+	for _, sp := range parts {
+		ptrs = append(ptrs, sp.ptr)
+		if sp.info.Ref != parts[0].info.Ref {
+			t.Errorf("the same string stored as two results")
+		}
+	}
+	if strings.Join(ptrs, " ") != "/content/1/text /structuredContent/text" {
+		t.Errorf("spilled %v", ptrs)
+	}
+	got, err := store.ReadAll(context.Background(), p.Guard().Store(), parts[0].info.Ref)
+	if err != nil || string(got) != long {
+		t.Errorf("the stored string: %v, %d bytes", err, len(got))
+	}
+	for _, want := range []string{data, `"short"`, `1.5`, "stored as ref " + string(parts[0].info.Ref)} {
+		if !strings.Contains(string(skel), want) {
+			t.Errorf("the skeleton lost %.40q:\n%.300s", want, skel)
+		}
+	}
+	if len(skel) > len(data)+2000 {
+		t.Errorf("the skeleton is %d bytes", len(skel))
 	}
 }
