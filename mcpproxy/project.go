@@ -106,12 +106,8 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 			return pass()
 		}
 	}
-	spills, err := s.openSpilled(ctx, parts)
-	defer func() {
-		for _, sp := range spills {
-			sp.Source.(store.Object).Close()
-		}
-	}()
+	spills, closeSpills, err := s.openSpilled(ctx, parts)
+	defer closeSpills()
 	if err != nil {
 		s.p.log.Warn("crumb mcp: could not read back a part of a tool result", "tool", c.tool, "err", err)
 		return pass()
@@ -159,20 +155,28 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 }
 
 // openSpilled opens the strings of a result stored apart, for the
-// projector; the caller closes them.
-func (s *session) openSpilled(ctx context.Context, parts []spilled) (map[string]project.Spill, error) {
+// projector, and returns the function that closes them; the caller calls
+// it whatever the error.
+func (s *session) openSpilled(ctx context.Context, parts []spilled) (map[string]project.Spill, func(), error) {
+	var objs []store.Object
+	closeAll := func() {
+		for _, o := range objs {
+			o.Close()
+		}
+	}
 	if len(parts) == 0 {
-		return nil, nil
+		return nil, closeAll, nil
 	}
 	out := make(map[string]project.Spill, len(parts))
 	for _, p := range parts {
 		obj, err := s.p.guard.Store().Open(ctx, p.info.Ref)
 		if err != nil {
-			return out, fmt.Errorf("opening %s: %w", p.ptr, err)
+			return nil, closeAll, fmt.Errorf("opening %s: %w", p.ptr, err)
 		}
+		objs = append(objs, obj)
 		out[p.ptr] = project.Spill{Ref: p.info.Ref, Source: obj}
 	}
-	return out, nil
+	return out, closeAll, nil
 }
 
 // block is what the proxy reads of a content block.
