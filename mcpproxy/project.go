@@ -65,7 +65,9 @@ func (src resultSource) bytes() ([]byte, error) {
 // A result larger than the tool's threshold could ever pass is taken apart
 // first (see spill): its long strings go to the store as they are decoded,
 // and what the Guard stores and projects is the rest, so that no copy of
-// the whole result is ever held in memory.
+// the whole result is ever held in memory. A result the Guard's summarizer
+// may read is kept whole: a summary's facts are checked against the exact
+// result, which a skeleton is not.
 func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resultSource) *jsonrpc.Response {
 	size := src.end - src.start
 	pass := func() *jsonrpc.Response {
@@ -89,7 +91,7 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 		body  = src.mem
 		parts []spilled
 	)
-	if !exempt && size > int64(threshold)*16 {
+	if !exempt && size > int64(threshold)*16 && size > s.p.summaryBytes {
 		var err error
 		body, parts, err = s.p.spill(ctx, src.r, src.start, src.end, store.Meta{Tool: c.tool, Args: c.args})
 		if err != nil {

@@ -89,6 +89,10 @@ type Proxy struct {
 	hint   recall.Hint
 	// counter counts tokens as the Guard does.
 	counter tokens.Counter
+	// summaryBytes is the size up to which a result is kept whole for the
+	// Guard's summarizer, which reads the exact result (see spill); 0
+	// without summaries.
+	summaryBytes int64
 }
 
 // New returns a Proxy with cfg's settings.
@@ -107,6 +111,10 @@ func New(cfg Config) (*Proxy, error) {
 		gc.Counter = tokens.O200k()
 	}
 	p.counter = gc.Counter
+	if gc.Summarizer != nil {
+		// About 8 bytes a token at most: what the summarizer may take.
+		p.summaryBytes = int64(gc.Summarizer.MaxInput()) * 8
+	}
 	gc.Hint = p.hint
 	gc.Exempt = append(append([]string(nil), gc.Exempt...), names.list()...)
 	if gc.Logger == nil {
