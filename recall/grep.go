@@ -169,12 +169,11 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	}
 	sc := &scanner{doc: doc, re: re, pos: start, line: startLine}
 	big := int64(1) << 40
-	reserve := opts.Counter.Count(grepHeader(req, g, 1_000_000, big, false, total, total)) +
-		opts.Counter.Count("[next: "+opts.Hint(Request{Ref: req.Ref, Rev: req.Rev, Grep: &GrepSpec{Pattern: g.Pattern, IgnoreCase: g.IgnoreCase, Context: g.Context, Max: g.Max, From: total, Skip: 1_000_000}})+"]") + 4
-	room := opts.Budget - reserve
+	fit := newFitter(opts.Counter, opts.Budget, 4, grepHeader(req, g, 1_000_000, big, false, total, total),
+		"[next: "+opts.Hint(Request{Ref: req.Ref, Rev: req.Rev, Grep: &GrepSpec{Pattern: g.Pattern, IgnoreCase: g.IgnoreCase, Context: g.Context, Max: g.Max, From: total, Skip: 1_000_000}})+"]")
 
 	var body strings.Builder
-	used, shown := 0, 0
+	shown := 0
 	lastShown := int64(0) // the last line written, so context is not repeated
 	firstShown := int64(0)
 	capped := func() bool { return g.Max > 0 && g.Skip+shown >= g.Max }
@@ -197,24 +196,22 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 		if err != nil {
 			return Page{}, err
 		}
-		n := opts.Counter.Count(gr.text)
-		if used+n > room && shown > 0 {
-			c := cur
-			stoppedAt = &c
-			if more {
-				sc.queue = append([]match{nxt}, sc.queue...)
+		if !fit.try(gr.text, 0) {
+			if shown > 0 {
+				c := cur
+				stoppedAt = &c
+				if more {
+					sc.queue = append([]match{nxt}, sc.queue...)
+				}
+				break
 			}
-			break
-		}
-		if used+n > room {
 			// One group larger than the page: the match line alone.
 			if gr, err = renderGroup(doc, cur, 0, lastShown, cur.line, re, opts); err != nil {
 				return Page{}, err
 			}
-			n = opts.Counter.Count(gr.text)
+			fit.force(gr.text, 0)
 		}
 		body.WriteString(gr.text)
-		used += n
 		shown++
 		if firstShown == 0 {
 			firstShown = gr.first
@@ -262,12 +259,12 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	case capped() && remaining > 0:
 		out.WriteString(fmt.Sprintf("[stopped at --max %d matches]", g.Max))
 	case shown == 0:
-		return Page{Text: strings.TrimSuffix(out.String(), "\n"), Tokens: opts.Counter.Count(out.String()), From: start, To: sc.pos}, nil
+		return Page{Text: strings.TrimSuffix(out.String(), "\n"), Tokens: opts.pageTokens(out.String()), From: start, To: sc.pos}, nil
 	default:
 		out.WriteString("[no more matches]")
 	}
 	text := out.String()
-	return Page{Text: text, Next: next, Tokens: opts.Counter.Count(text), From: start, To: sc.pos}, nil
+	return Page{Text: text, Next: next, Tokens: opts.pageTokens(text), From: start, To: sc.pos}, nil
 }
 
 // grepHeader opens a search page; the caller closes its bracket.

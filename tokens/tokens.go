@@ -51,6 +51,9 @@ func O200k() Counter { return o200k{} }
 
 func (o200k) Name() string { return "o200k_base" }
 
+// CountsAtMostBytes is true: every o200k_base token is at least one byte.
+func (o200k) CountsAtMostBytes() bool { return true }
+
 func (o200k) Count(s string) int {
 	if s == "" {
 		return 0
@@ -99,6 +102,27 @@ func Estimator() Counter { return estimator{} }
 
 func (estimator) Name() string       { return EstimateName }
 func (estimator) Count(s string) int { return Estimate(s) }
+
+// CountsAtMostBytes is true: the estimate is at most a token per byte.
+func (estimator) CountsAtMostBytes() bool { return true }
+
+// ByteBounded is implemented by a Counter that may declare that it never
+// counts more tokens than a text has bytes, as every tokenizer whose tokens
+// are non-empty pieces of the text: o200k_base and the estimate do.
+type ByteBounded interface {
+	Counter
+	// CountsAtMostBytes reports whether Count(s) <= len(s) for every s.
+	CountsAtMostBytes() bool
+}
+
+// AtMostBytes reports whether c declares that it never counts more tokens
+// than a text has bytes. A caller may then take a text's length as a bound
+// on its count, and skip counting (and loading a vocabulary) when the
+// bound already decides.
+func AtMostBytes(c Counter) bool {
+	b, ok := c.(ByteBounded)
+	return ok && b.CountsAtMostBytes()
+}
 
 // ByName returns the counter with the given name: "o200k_base" (also
 // "o200k") or "estimate". It reports false for an unknown name.
