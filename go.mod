@@ -3,6 +3,7 @@ module github.com/crumb-dev/crumb
 go 1.26.8
 
 require (
+	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/itchyny/gojq v0.12.20
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -14,7 +15,6 @@ require (
 )
 
 require (
-	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
