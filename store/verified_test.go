@@ -3,6 +3,9 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"os"
 	"path/filepath"
 	"testing"
@@ -141,4 +144,46 @@ func TestStagedObjectTrustsWhatItWrote(t *testing.T) {
 	p := make([]byte, 10)
 	_, err = obj.ReadAt(p, 2*store.ChunkSize)
 	wantIs(t, "the staged object reading a changed chunk", err, store.ErrBroken, "chunk 2")
+}
+
+// Whole chunks read in parallel are each verified, and a damaged one is
+// caught, whichever goroutine reads it.
+func TestParallelWholeChunkReads(t *testing.T) {
+	ctx := context.Background()
+	d := openDir(t, store.DirOptions{ManualGC: true})
+	data := storetest.Content(24, 8*store.ChunkSize+500)
+	info := putBytes(t, d, data)
+	flipByte(t, store.BlobPath(d, info.Ref), 5*store.ChunkSize+3)
+	obj, err := d.Open(ctx, info.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	errs := make(chan error, 9)
+	for i := int64(0); i < 9; i++ {
+		go func() {
+			off := i * store.ChunkSize
+			p := make([]byte, min(store.ChunkSize, int64(len(data))-off))
+			n, err := obj.ReadAt(p, off)
+			if err == nil && !bytes.Equal(p[:n], data[off:off+int64(n)]) {
+				err = fmt.Errorf("chunk %d: wrong bytes", i)
+			}
+			if err != nil {
+				err = fmt.Errorf("chunk %d: %w", i, err)
+			}
+			errs <- err
+		}()
+	}
+	broken := 0
+	for range 9 {
+		if err := <-errs; err != nil {
+			if !errors.Is(err, store.ErrBroken) || !strings.Contains(err.Error(), "chunk 5") {
+				t.Error(err)
+			}
+			broken++
+		}
+	}
+	if broken != 1 {
+		t.Errorf("%d chunks read as broken; want the damaged one", broken)
+	}
 }
