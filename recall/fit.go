@@ -6,7 +6,7 @@ import "github.com/crumb-dev/crumb/tokens"
 // footer at their longest) and pieces of content, each with a few tokens
 // more for its separators. As long as the pieces' bytes fit, they fit: a
 // counter that counts at most a token per byte (tokens.AtMostBytes) need
-// not run, nor load its vocabulary. Once the bytes no longer fit, it counts
+// not run. Once the bytes no longer fit, it counts
 // everything exactly and goes on counting, so a page holds exactly what
 // counting every piece would have let in.
 type fitter struct {

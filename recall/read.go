@@ -38,9 +38,8 @@ type Options struct {
 	// with references.
 	Line LineFunc
 	// NoPageTokens leaves Page.Tokens at zero, for a caller that does not
-	// report it: a page that plainly fits its budget is built without
-	// counting, and counting it would load the counter's vocabulary (some
-	// 30 ms for o200k_base) for nothing.
+	// report it: a page that plainly fits its budget is then built without
+	// running the counter at all.
 	NoPageTokens bool
 }
 

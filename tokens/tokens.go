@@ -97,8 +97,7 @@ type ByteBounded interface {
 
 // AtMostBytes reports whether c declares that it never counts more tokens
 // than a text has bytes. A caller may then take a text's length as a bound
-// on its count, and skip counting (and loading a vocabulary) when the
-// bound already decides.
+// on its count, and skip counting when the bound already decides.
 func AtMostBytes(c Counter) bool {
 	b, ok := c.(ByteBounded)
 	return ok && b.CountsAtMostBytes()
