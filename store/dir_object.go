@@ -184,6 +184,9 @@ func (o *dirObject) chunk(idx int64) ([]byte, error) {
 	if err := o.verify(buf, idx); err != nil {
 		return nil, err
 	}
+	if err := checkChunkLines(o.info, idx, buf); err != nil {
+		return nil, brokenErr(o.info.Ref, err.Error())
+	}
 	o.cached = idx
 	return buf, nil
 }
