@@ -135,9 +135,22 @@ func (o *dirObject) readWhole(dst []byte, idx int64) error {
 	return o.verify(dst, idx)
 }
 
-// key names chunk idx of the object's result in the process's memory.
+// key names chunk idx of the object's result in the process's memory,
+// with what its record's line index says of it, which a verification
+// checks too.
 func (o *dirObject) key(idx int64) verifiedKey {
-	return verifiedKey{ref: o.info.Ref, idx: idx, digest: o.info.Chunks[idx]}
+	k := verifiedKey{ref: o.info.Ref, idx: idx, digest: o.info.Chunks[idx]}
+	if info := o.info; info.Newlines != nil && idx < int64(len(info.ChunkNewlines)) {
+		k.lines.indexed = true
+		k.lines.before = info.ChunkNewlines[idx]
+		k.lines.after = *info.Newlines
+		if idx+1 < int64(len(info.ChunkNewlines)) {
+			k.lines.after = info.ChunkNewlines[idx+1]
+		} else if info.Lines != nil {
+			k.lines.total = *info.Lines
+		}
+	}
+	return k
 }
 
 // trusted returns the state of the file in which chunk idx was written or
@@ -184,9 +197,6 @@ func (o *dirObject) chunk(idx int64) ([]byte, error) {
 	if err := o.verify(buf, idx); err != nil {
 		return nil, err
 	}
-	if err := checkChunkLines(o.info, idx, buf); err != nil {
-		return nil, brokenErr(o.info.Ref, err.Error())
-	}
 	o.cached = idx
 	return buf, nil
 }
@@ -210,6 +220,9 @@ func (o *dirObject) verify(buf []byte, idx int64) error {
 	sum := sha256.Sum256(buf)
 	if hex.EncodeToString(sum[:]) != o.info.Chunks[idx] {
 		return brokenErr(o.info.Ref, fmt.Sprintf("chunk %d (bytes %d-%d) does not match its digest", idx, start, start+int64(len(buf))-1))
+	}
+	if err := checkChunkLines(o.info, idx, buf); err != nil {
+		return brokenErr(o.info.Ref, err.Error())
 	}
 	if statErr == nil {
 		verified.remember(o.key(idx), fi, checked)

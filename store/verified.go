@@ -44,11 +44,18 @@ var chunkVerifications atomic.Int64
 // chunk is verified once however often it is read.
 func ChunkVerifications() int64 { return chunkVerifications.Load() }
 
-// verifiedKey names one chunk of one result.
+// verifiedKey names one chunk of one result, and the line index its
+// record gives it (see checkChunkLines): a record that says otherwise of the
+// same bytes has them checked again.
 type verifiedKey struct {
 	ref    Ref
 	idx    int64
 	digest string
+	lines  struct {
+		indexed       bool
+		before, after int64 // newlines before the chunk and after it
+		total         int64 // lines in all, for the last chunk
+	}
 }
 
 // verifiedCache is the process's memory of verified chunks, bounded to

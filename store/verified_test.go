@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,4 +186,36 @@ func TestParallelWholeChunkReads(t *testing.T) {
 	if broken != 1 {
 		t.Errorf("%d chunks read as broken; want the damaged one", broken)
 	}
+}
+
+// A chunk verified under one record's line index is checked again under a
+// record that says otherwise of it, and the wrong index reads as broken.
+func TestRememberedChunkRecheckedUnderAnotherLineIndex(t *testing.T) {
+	ctx := context.Background()
+	d := openDir(t, store.DirOptions{ManualGC: true})
+	var b bytes.Buffer
+	for i := 0; b.Len() < 3*store.ChunkSize; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	data := b.Bytes()
+	info := putBytes(t, d, data)
+	settle(t, store.BlobPath(d, info.Ref))
+	obj, err := d.Open(ctx, info.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readScattered(t, obj, data)
+	obj.Close()
+	editRecord(t, d, info.Ref, func(m map[string]any) {
+		nl := m["chunk_newlines"].([]any)
+		nl[2] = nl[2].(float64) - 3
+	})
+	obj, err = d.Open(ctx, info.Ref)
+	if err != nil {
+		t.Fatalf("Open with a shifted line index: %v", err)
+	}
+	defer obj.Close()
+	p := make([]byte, 10)
+	_, err = obj.ReadAt(p, store.ChunkSize+5)
+	wantIs(t, "reading chunk 1 under the shifted index", err, store.ErrBroken, "newlines")
 }
