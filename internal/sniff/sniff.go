@@ -76,18 +76,20 @@ func detectBinary(head []byte) bool {
 }
 
 // plainText reports whether head is valid UTF-8 (but for a sequence cut at
-// its end) without any control byte but those text uses: newline, carriage
-// return, tab, form feed, escape and backspace.
+// its end) without any control byte but newline, carriage return, tab, form
+// feed and escape: text that format detection takes for text too (it takes
+// a backspace for binary).
 func plainText(head []byte) bool {
 	for _, c := range head {
-		if c < 0x20 && !textControl(c) {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b {
 			return false
 		}
 	}
 	return utf8.Valid(trimPartialRune(head))
 }
 
-// textControl reports whether the control byte c occurs in text.
+// textControl reports whether the control byte c occurs in text, a few
+// of them at least.
 func textControl(c byte) bool {
 	return c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0x1b || c == '\b'
 }

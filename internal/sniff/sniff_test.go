@@ -29,6 +29,8 @@ func TestIsBinary(t *testing.T) {
 		{"one latin-1 accent in a long line", append(bytes.Repeat([]byte("word "), 40), 0xe9), false},
 		{"postscript, a text language", []byte("%!PS-Adobe-3.0\n%%Title: x\n"), false},
 		{"a pdf whose head is all text", []byte("%PDF-1.4\n1 0 obj\n"), true},
+		{"a backspace, which format detection calls binary", []byte("hello\bworld\n"), true},
+		{"form feed and escape", []byte("page\f\x1b[1mbold\x1b[0m\n"), false},
 		{"nul", []byte("abc\x00def"), true},
 		{"gzip", gz.Bytes(), true},
 		{"elf", elf, true},
@@ -79,5 +81,12 @@ func TestPlainTextShortcutAgrees(t *testing.T) {
 	}
 	if plain < len(outs)/2 {
 		t.Errorf("only %d of %d outputs are plainly text", plain, len(outs))
+	}
+	for _, s := range []string{"\f", "\x1b", "\t\r\n", "a\fb\n", "\x1b[31mred\x1b[0m", "日本語\t🙂\r\n", "x", "{\"a\": 1}", "<html>", "%!PS"} {
+		if !plainText([]byte(s)) {
+			t.Errorf("%q is not plainly text", s)
+		} else if detectBinary([]byte(s)) && s != "%!PS" {
+			t.Errorf("%q: plainly text, but format detection calls it binary", s)
+		}
 	}
 }
