@@ -24,8 +24,8 @@ import (
 // A staged object trusts, in the same way, the chunks its own process
 // hashed while writing them (see newWrittenObject).
 
-// verifiedMax bounds the chunks remembered: 4,096 chunks of 1 MiB, a few
-// hundred kilobytes of memory.
+// verifiedMax bounds the chunks remembered: 4,096 chunks of 1 MiB (4 GiB
+// of results), for about a megabyte of memory.
 const verifiedMax = 4096
 
 // racyMargin is how long after a file's last change its verified chunks
