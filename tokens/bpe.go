@@ -3,11 +3,7 @@ package tokens
 import (
 	_ "embed"
 	"math"
-
-	"github.com/dlclark/regexp2/v2"
-	// The codec package registers the compiled form of o200kSplit with
-	// regexp2; its vocabulary is not loaded unless asked for.
-	_ "github.com/tiktoken-go/tokenizer/codec"
+	"unicode/utf8"
 )
 
 //go:generate go run gen_o200k.go
@@ -18,12 +14,6 @@ import (
 //
 //go:embed o200k_base.tok
 var o200kTable string
-
-// o200kSplit is o200k_base's pre-tokenizer: a text is cut into pieces by
-// this expression, and each piece is encoded on its own.
-const o200kSplit = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-
-var o200kSplitRe = regexp2.MustCompile(o200kSplit, regexp2.None)
 
 func u32(s string, i int) uint32 {
 	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
@@ -73,20 +63,30 @@ func (v *vocab) rank(s string) (uint32, bool) {
 }
 
 // countBPE returns the number of o200k_base tokens of s: each piece of the
-// pre-tokenizer is one token when it is one, else the number of parts that
-// byte-pair merging leaves of it.
-func countBPE(s string) (int, error) {
+// pre-tokenizer (pieceEnd) is one token when it is one, else the number of
+// parts that byte-pair merging leaves of it. Invalid UTF-8 counts as the
+// tokenizer reads it: each bad byte as U+FFFD.
+func countBPE(s string) int {
+	if !utf8.ValidString(s) {
+		s = string([]rune(s))
+	}
 	n := 0
-	m, err := o200kSplitRe.FindStringMatch(s)
-	for ; err == nil && m != nil; m, err = o200kSplitRe.FindNextMatch(m) {
-		piece := m.String()
-		if _, ok := o200kVocab.rank(piece); ok {
-			n++
+	for i := 0; i < len(s); {
+		e := pieceEnd(s, i)
+		if e == i { // no piece holds this rune
+			_, w := utf8.DecodeRuneInString(s[i:])
+			i += w
 			continue
 		}
-		n += mergeCount(piece)
+		piece := s[i:e]
+		if _, ok := o200kVocab.rank(piece); ok {
+			n++
+		} else {
+			n += mergeCount(piece)
+		}
+		i = e
 	}
-	return n, err
+	return n
 }
 
 const noRank = math.MaxUint32

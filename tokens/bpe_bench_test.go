@@ -18,9 +18,7 @@ func BenchmarkCountTable(b *testing.B) {
 	s := benchText(b)
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		if _, err := countBPE(s); err != nil {
-			b.Fatal(err)
-		}
+		countBPE(s)
 	}
 }
 

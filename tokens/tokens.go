@@ -35,13 +35,7 @@ func (o200k) Count(s string) int {
 	if s == "" {
 		return 0
 	}
-	n, err := countBPE(s)
-	if err != nil {
-		// The splitter only fails on pathological regexp input; fall back
-		// to the estimate rather than report zero.
-		return Estimate(s)
-	}
-	return n
+	return countBPE(s)
 }
 
 // CountsAtMostBytes is true: every o200k_base token is at least one byte.
