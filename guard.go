@@ -351,14 +351,15 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	}
 	rc.Kind = kind
 	if rest == nil && (exempt || kind != KindBinary) && len(res.Spilled) == 0 {
+		text := string(body) // the one copy a pass-through makes
 		if exempt || len(body) <= threshold {
 			// Every token is at least a byte, so this fits; the receipt's
 			// count is an estimate, which keeps pass-through cheap.
-			return g.exact(body, rc, tokens.Estimate(string(body)), tokens.EstimateName), nil
+			return g.exact(text, rc, tokens.Estimate(text), tokens.EstimateName), nil
 		}
 		if len(body) <= threshold*16 {
-			if n := g.cfg.Counter.Count(string(body)); n <= threshold {
-				return g.exact(body, rc, n, g.cfg.Counter.Name()), nil
+			if n := g.cfg.Counter.Count(text); n <= threshold {
+				return g.exact(text, rc, n, g.cfg.Counter.Name()), nil
 			}
 		}
 	}
@@ -486,15 +487,15 @@ func (g *Guard) prefix(res Result, exempt bool, threshold int) (body []byte, res
 	return b, res.Reader, nil
 }
 
-// exact returns the view of a result that passes through untouched, with
-// n tokens counted by the named method.
-func (g *Guard) exact(body []byte, rc Receipt, n int, by string) *View {
+// exact returns the view of a result that passes through untouched, text,
+// with n tokens counted by the named method.
+func (g *Guard) exact(text string, rc Receipt, n int, by string) *View {
 	rc.Output = OutputExact
-	rc.Bytes = int64(len(body))
-	rc.ViewBytes = len(body)
+	rc.Bytes = int64(len(text))
+	rc.ViewBytes = len(text)
 	rc.ViewTokens, rc.ViewTokensBy = n, by
 	rc.Tokens, rc.TokensBy = &n, by
-	return &View{Text: string(body), Receipt: rc}
+	return &View{Text: text, Receipt: rc}
 }
 
 // countResult records the result's token count: exact for a small result,

@@ -124,7 +124,7 @@ func readSelection(ctx context.Context, st store.Store, obj store.Object, req Re
 		return Page{}, err
 	}
 	page.Text = head + "\n" + page.Text
-	page.Tokens = opts.Counter.Count(page.Text)
+	page.Tokens = opts.pageTokens(page.Text)
 	return page, nil
 }
 
