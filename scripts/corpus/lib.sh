@@ -151,3 +151,24 @@ wait_port() {
 	echo "error: port $1 never opened" >&2
 	return 1
 }
+
+# variant BASE NAME: a fresh copy of the project $work/BASE as $work/NAME,
+# made current: each failing run gets its own copy with one fault in it.
+variant() {
+	rm -rf "${work:?}/$2"
+	cp -r "$work/$1" "$work/$2"
+	cd "$work/$2" || exit 1
+}
+
+# inject FILE PERL: puts one fault into FILE with a perl substitution (run
+# over the whole file, -0); a substitution that changes nothing is an error,
+# so that a case never runs without its fault.
+inject() {
+	local before
+	before=$(sha256sum <"$1")
+	perl -0pi -e "$2" "$1"
+	if [ "$(sha256sum <"$1")" = "$before" ]; then
+		echo "error: the fault changed nothing in $1: $2" >&2
+		failures=$((failures + 1))
+	fi
+}
