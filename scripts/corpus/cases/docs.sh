@@ -103,3 +103,23 @@ doc_case text-mpl2-termination $lic/MPL-2.0 'what happens on termination of the 
 doc_case text-lgpl21-linking $lic/LGPL-2.1 'the terms for a work that uses the library' '^ +6\. As an exception to the Sections above' next
 doc_case text-gfdl13-modifications $lic/GFDL-1.3 'what a modified version must do' '^4\. MODIFICATIONS' next
 doc_case text-gpl2-no-warranty $lic/GPL-2 'the no warranty clause' '^ +11\. BECAUSE THE PROGRAM IS LICENSED FREE OF CHARGE'
+
+man_case xargs-parallel xargs 'How to run xargs in parallel' '^ +-P max-procs, --max-procs=max-procs'
+man_case sort-key sort 'How to sort by the second field' '^ +-k, --key=KEYDEF'
+man_case sort-unique sort 'How sort drops duplicate lines' '^ +-u, --unique'
+man_case chmod-recursive chmod 'How to change modes recursively' '^ +-R, --recursive'
+man_case kill-list kill 'How to list signal names with kill' '^ +-l, --list'
+man_case date-string date 'How to print a date given as a string' '^ +-d, --date=STRING'
+man_case du-summarize du 'How to print only a total per argument with du' '^ +-s, --summarize'
+man_case df-human df 'How df prints sizes in powers of 1024' '^ +-h, --human-readable'
+man_case tee-append tee 'How tee appends instead of overwriting' '^ +-a, --append'
+man_case timeout-kill-after timeout 'How timeout sends KILL after a grace period' '^ +-k, --kill-after=DURATION'
+man_case journalctl-unit journalctl 'How to show the log of one unit with journalctl' '^ +-u, --unit='
+man_case ip-brief ip 'How to get brief output from ip' '^ +-br?, -brief'
+man_case ssh-add-lifetime ssh-add 'How to add a key to the agent for a limited time' '^ +-t life'
+man_case ssh-local-forward ssh 'How to forward a local port with ssh' '^ +-L \[bind_address:\]port'
+man_case git-log-pickaxe git-log 'How to find commits that add or remove a string' '^ +-S<string>'
+man_case grep-recursive grep 'How grep searches directories recursively' '^ +-r, --recursive'
+man_case find-mtime find 'How find -mtime counts days' '^ +-mtime n'
+man_case curl-write-out curl 'How to print the HTTP status code with curl' '^ +-w, --write-out <format>'
+man_case tar-gzip tar 'Which tar option filters through gzip' '^ +-z, --gzip'
