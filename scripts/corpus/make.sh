@@ -59,7 +59,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for part in go native python node files logs json dirs binary mcp pyfaults ts docs git sqlite rust cfaults yaml; do
+for part in go native python node files logs json dirs binary mcp pyfaults ts docs git sqlite rust cfaults yaml gofaults mcp2 logs2; do
 	# shellcheck source=/dev/null
 	. "$here/cases/$part.sh"
 	cd "$root" || exit 1
