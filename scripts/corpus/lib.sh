@@ -25,9 +25,14 @@ needle_last_re() { pending+=("last:$1" "$2"); }
 
 # selected reports whether case NAME is to be made: all of them when no names
 # were given on the command line, else those named (or whose name starts
-# with a name given followed by "*").
+# with a name given followed by "*"). With list_only set (make.sh -l), it
+# prints NAME and makes nothing.
 selected() {
 	local n
+	if [ -n "${list_only:-}" ]; then
+		printf '%s\n' "$1"
+		return 1
+	fi
 	[ ${#only[@]} -eq 0 ] && return 0
 	for n in "${only[@]}"; do
 		# shellcheck disable=SC2053

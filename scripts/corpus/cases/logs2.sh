@@ -8,7 +8,7 @@
 
 l2=$work/logs2
 
-if selected 'text-apache-*'; then
+if selected text-apache-access || selected text-apache-error; then
 	ap=$l2/apache
 	rm -rf "$ap"
 	mkdir -p "$ap/htdocs/static" "$ap/cgi-bin" "$ap/logs"

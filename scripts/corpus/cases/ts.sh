@@ -9,16 +9,17 @@ node_tool_pkgs=(typescript@5.6.3 eslint@9.14.0 @eslint/js@9.14.0 jest@29.7.0 vit
 	@modelcontextprotocol/server-memory@2026.8.31 @modelcontextprotocol/server-sequential-thinking@2026.8.31
 	@modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-everything@2026.8.31)
 
-# node_tools: installs the pinned tools once.
+# node_tools: installs the pinned tools, once for the list of them.
 node_tools() {
-	[ -f "$node_tools_dir/.made" ] && return
+	[ "$(cat "$node_tools_dir/.installed" 2>/dev/null)" = "${node_tool_pkgs[*]}" ] && return
+	rm -rf "$node_tools_dir"
 	mkdir -p "$node_tools_dir"
 	(cd "$node_tools_dir" && echo '{"private": true}' >package.json &&
 		npm install --no-audit --no-fund --loglevel=error "${node_tool_pkgs[@]}" >"$work/node-tools.log" 2>&1) || {
 		echo "error: installing the node tools failed; see $work/node-tools.log" >&2
 		failures=$((failures + 1))
 	}
-	touch "$node_tools_dir/.made"
+	echo "${node_tool_pkgs[*]}" >"$node_tools_dir/.installed"
 }
 export PATH=$PATH:$node_tools_dir/node_modules/.bin
 
