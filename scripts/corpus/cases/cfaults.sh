@@ -131,7 +131,7 @@ c_fault() {
 }
 
 c_needles() {
-	needle_re '^\S+\.[ch]:\d+:\d+: error: .*' 'the first error at file:line:col'
+	needle_re '^\S+\.[ch]:\d+:\d+: (fatal )?error: .*' 'the first error at file:line:col'
 	needle_re '^make(\[\d+\])?: \*\*\* .*' 'the line that ended the build'
 }
 c_needles
