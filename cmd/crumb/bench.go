@@ -90,7 +90,7 @@ func runBench(e *env, args []string) error {
 	verbose := fs.Bool("v", false, "add tables with a row per case of the dev part")
 	unseal := fs.Bool("unseal", false, "with -v, list the cases of the sealed part too")
 	asJSON := fs.Bool("json", false, "print the summaries and per-case reports as JSON")
-	markdown := fs.Bool("markdown", false, "print the side-by-side table as a Markdown table")
+	markdown := fs.Bool("markdown", false, "print the side-by-side tables, one per part, as Markdown tables")
 	svg := fs.String("svg", "", "write a chart of first-view tokens against needles seen to `FILE`")
 	speed := fs.Bool("speed", false, "measure speed and memory instead of evidence")
 	sizes := fs.String("sizes", "1MB,100MB,1GB", "result `SIZES` for --speed")
