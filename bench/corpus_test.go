@@ -20,13 +20,14 @@ const corpusDir = "../testdata/corpus"
 
 // The figures crumb's first views are held to on the sealed part of the
 // corpus. goalVisiblePct is the goal (issue 10); floorVisiblePct is what the
-// projectors reached when the corpus grew to 253 cases (84.3%), so that the
-// test catches a regression while the goal is not reached yet. When the
-// sealed figure reaches the goal, raise the floor to it.
+// projectors reached when the corpus grew to 272 cases (90.9% once merged
+// with main's projectors), so that the test catches a regression while the
+// goal is not reached yet. When the sealed figure reaches the goal, raise
+// the floor to it.
 const (
 	budget          = 2000
 	goalVisiblePct  = 95.0
-	floorVisiblePct = 84.0
+	floorVisiblePct = 90.0
 	maxMeanFirst    = 2000.0
 	goldenFileName  = "view.golden"
 )
@@ -36,7 +37,7 @@ const (
 // and fails when one of them comes within the budget, so that the list does
 // not outlive the bug.
 var overBudget = map[string]string{
-	"mcp-memory-search": "a server-memory search_nodes result (one long JSON text block) gets a view 24 tokens over the budget",
+	"mcp-memory-search": "a server-memory search_nodes result (one long JSON text block) gets a view just over the budget",
 }
 
 // TestCorpus projects every case of the corpus with crumb at the default
