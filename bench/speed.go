@@ -228,6 +228,8 @@ func MeasureOne(ctx context.Context, s OneSpec) (OneResult, error) {
 		r, err = measureRecall(ctx, s)
 	case ModeHash, ModePut, ModeVerify, ModeProject:
 		r, err = measurePhase(ctx, s)
+	case ModeMCP:
+		r, err = measureMCP(ctx, s)
 	default:
 		err = fmt.Errorf("bench: no speed mode %q", s.Mode)
 	}
@@ -631,6 +633,9 @@ type SpeedReport struct {
 	Grep       OneResult `json:"grep"`
 	RecallOf   string    `json:"recall_of"`
 	RecallSize int64     `json:"recall_size"`
+	// MCP is one tools/call of a large text result through the MCP proxy
+	// (see ModeMCP).
+	MCP OneResult `json:"mcp"`
 	// CPUs and GOMAXPROCS describe the machine.
 	CPUs       int `json:"cpus"`
 	GOMAXPROCS int `json:"gomaxprocs"`
@@ -760,6 +765,17 @@ func RunSpeed(ctx context.Context, o SpeedOptions) (SpeedReport, error) {
 	if rep.PassThrough, err = o.Run(ctx, OneSpec{Mode: ModePassThrough, Corpus: o.Corpus, Dir: ptDir, Runs: o.PassThroughRuns}); err != nil {
 		return rep, fmt.Errorf("bench: pass-through: %w", err)
 	}
+	if mcpSize := mcpRowSize(sizes); mcpSize > 0 {
+		progress("a %s tool result through the MCP proxy", BinarySize(mcpSize))
+		dir := filepath.Join(root, "mcp")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return rep, fmt.Errorf("bench: %w", err)
+		}
+		if rep.MCP, err = o.Run(ctx, OneSpec{Mode: ModeMCP, Size: mcpSize, Corpus: o.Corpus, Dir: dir}); err != nil {
+			return rep, fmt.Errorf("bench: the MCP proxy: %w", err)
+		}
+		os.RemoveAll(dir)
+	}
 	if recallRef != "" {
 		progress("a page read and a search of the %s %s result", BinarySize(recallSize), rep.RecallOf)
 		syscall.Sync()
@@ -828,6 +844,10 @@ func WriteSpeed(w io.Writer, r SpeedReport) error {
 	if r.Grep.Runs > 0 {
 		fmt.Fprintf(w, "a search of the whole %s %s result (no match): %s, %s, peak RSS %s\n",
 			BinarySize(r.RecallSize), r.RecallOf, seconds(r.Grep.Seconds), mbps(r.Grep), textfmt.Size(r.Grep.PeakRSS))
+	}
+	if m := r.MCP; m.Bytes > 0 {
+		fmt.Fprintf(w, "a %s text result of a tools/call through the MCP proxy: %s, a view of %s tokens, peak RSS of the proxy %s\n",
+			textfmt.Size(m.Bytes), seconds(m.Seconds), textfmt.Int(int64(m.ViewTokens)), textfmt.Size(m.PeakRSS))
 	}
 	fmt.Fprintf(w, "MB/s are 10^6 bytes a second; %d CPUs, GOMAXPROCS %d\n", r.CPUs, r.GOMAXPROCS)
 	return nil

@@ -155,7 +155,11 @@ func TestRunSpeed(t *testing.T) {
 	if rep.RecallOf != SpeedLog || rep.RecallSize != 256<<10 || rep.Read.Runs == 0 || rep.Grep.Bytes != rep.Rows[3].Crumb.Bytes {
 		t.Errorf("recall measured on %s %d: read %+v, grep %+v", rep.RecallOf, rep.RecallSize, rep.Read, rep.Grep)
 	}
-	if rep.PassThrough.Runs != 100 || len(msgs) != 6*(2*3+4)+2 {
+	// The MCP row: a 256 KB result of a tools/call, projected by the proxy.
+	if m := rep.MCP; m.Bytes < 250<<10 || m.ViewTokens <= 0 || m.ViewTokens > 2000 || m.PeakRSS <= 0 {
+		t.Errorf("MCP proxy measured %+v", m)
+	}
+	if rep.PassThrough.Runs != 100 || len(msgs) != 6*(2*3+4)+3 {
 		t.Errorf("pass-through %+v; %d progress messages", rep.PassThrough, len(msgs))
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
@@ -165,7 +169,7 @@ func TestRunSpeed(t *testing.T) {
 	if err := WriteSpeed(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"crumb/copy+fsync", "256 KB", "where crumb's time goes", "passing through untouched: median", "read from the middle of the 256 KB log result", "(no match)"} {
+	for _, want := range []string{"crumb/copy+fsync", "256 KB", "where crumb's time goes", "passing through untouched: median", "read from the middle of the 256 KB log result", "(no match)", "through the MCP proxy"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in\n%s", want, out.String())
 		}
