@@ -999,7 +999,7 @@ func (p *cmdProjector) fit(ctx context.Context) (Output, error) {
 			}
 			var next *recall.Request
 			if len(gs) > 0 && in.Ref != "" {
-				r := gs[0].req
+				r := continuation(gs)
 				next = &r
 			}
 			return Output{Text: text, Next: next, Complete: next == nil && in.StoreError == ""}, nil

@@ -22,6 +22,11 @@ const DefaultBudget = 2000
 // next read.
 const MinBudget = 100
 
+// MaxBudget is the largest budget a page or a view may ask for: more than
+// any model's context holds, and small enough that the sizes derived from a
+// budget (the bytes of a line read for a page) cannot overflow.
+const MaxBudget = 10_000_000
+
 // Options shape a page.
 type Options struct {
 	// Budget is the most tokens the page may take, header and footer
@@ -47,11 +52,26 @@ type LineFunc func(line []byte, fragment bool) string
 // escape sequences, valid UTF-8.
 func PlainLine(line []byte, _ bool) string { return textfmt.CleanLine(line) }
 
+// Validate checks the options a caller chose: a budget of 0 (the default)
+// or from 1 to MaxBudget tokens; budgets under MinBudget are raised to it.
+func (o Options) Validate() error {
+	return ValidateBudget(o.Budget)
+}
+
+// ValidateBudget checks a token budget as Options.Validate does. The command
+// line and the MCP tools call it on the budgets they are given.
+func ValidateBudget(n int) error {
+	if n < 0 || n > MaxBudget {
+		return fmt.Errorf("%w: a budget of %d tokens: want 1 to %s (0 means the default, %s)", ErrBadRequest, n, textfmt.Int(MaxBudget), textfmt.Int(DefaultBudget))
+	}
+	return nil
+}
+
 func (o Options) withDefaults() Options {
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
 	}
-	o.Budget = max(o.Budget, MinBudget)
+	o.Budget = min(max(o.Budget, MinBudget), MaxBudget)
 	if o.Counter == nil {
 		o.Counter = tokens.O200k()
 	}
@@ -73,9 +93,14 @@ type Page struct {
 	Next *Request `json:"next,omitempty"`
 	// Tokens is the o200k_base (or the Counter's) token count of Text.
 	Tokens int `json:"tokens"`
-	// From and To are the byte offsets of the content shown, To exclusive.
+	// From and To are the byte offsets of the content shown, To exclusive:
+	// from the first byte shown to the last.
 	From int64 `json:"from"`
 	To   int64 `json:"to"`
+	// Shown lists the byte ranges the page shows, each To exclusive, in
+	// order: one for a read of one range, more when a page reads on into
+	// the next range of a read of several. Nil for a search.
+	Shown []Span `json:"-"`
 }
 
 // Open opens the stored result a request names and checks its revision.
@@ -114,6 +139,9 @@ func NewDoc(obj store.Object) *lines.Doc {
 // names, as many whole lines as fit the budget, or a search (see Grep). The
 // page ends with the next read, or says the end was reached.
 func Read(ctx context.Context, st store.Store, req Request, opts Options) (Page, error) {
+	if err := opts.Validate(); err != nil {
+		return Page{}, err
+	}
 	obj, err := Open(ctx, st, req)
 	if err != nil {
 		return Page{}, err
@@ -127,6 +155,12 @@ func Read(ctx context.Context, st store.Store, req Request, opts Options) (Page,
 
 // ReadObject is Read over an object already open.
 func ReadObject(ctx context.Context, obj store.Object, req Request, opts Options) (Page, error) {
+	if err := req.Validate(); err != nil {
+		return Page{}, err
+	}
+	if err := opts.Validate(); err != nil {
+		return Page{}, err
+	}
 	opts = opts.withDefaults()
 	if req.Grep != nil {
 		return grepObject(ctx, obj, req, opts)
@@ -135,146 +169,259 @@ func ReadObject(ctx context.Context, obj store.Object, req Request, opts Options
 		return Page{}, fmt.Errorf("%w: JSON pointer and jq reads need the store: use Read", ErrBadRequest)
 	}
 	doc := NewDoc(obj)
-	if isBinary(obj) {
+	// A read that names its lines or bytes reads them as text, whatever
+	// the content looks like: views name such reads for whatever they show
+	// as lines, and every line is rendered clean. Only a read that names
+	// nothing, the first page of a result, refuses content that is binary.
+	if req.Lines == nil && req.Bytes == nil && isBinary(obj) {
 		info := obj.Info()
 		return Page{}, fmt.Errorf("%w: %s holds %s of %s; it has no lines to show. Write the exact bytes to a file with: crumb read %s --all > FILE",
 			ErrBinary, req.Ref, textfmt.Size(info.Size), sniff.Describe(headOf(obj)), req.Ref)
 	}
-	from, end, err := resolve(doc, req)
+	rs, err := resolve(doc, req)
 	if err != nil {
 		return Page{}, err
 	}
-	w := pageWriter{doc: doc, opts: opts, req: req}
-	return w.page(ctx, from, end)
+	w := pageWriter{doc: doc, opts: opts, req: req, bytes: req.Bytes != nil}
+	return w.page(ctx, rs)
 }
 
-// resolve turns the request's range into byte offsets [from, end).
-func resolve(doc *lines.Doc, req Request) (from, end int64, err error) {
+// byteRange is a range of bytes [from, end) of a result.
+type byteRange struct{ from, end int64 }
+
+// resolve turns the request's ranges into byte offsets, in order.
+func resolve(doc *lines.Doc, req Request) ([]byteRange, error) {
 	size := doc.Size()
-	switch {
-	case req.Bytes != nil:
-		from, end = req.Bytes.From, req.Bytes.To
-		if end == 0 || end > size {
-			end = size
+	if req.Bytes != nil {
+		var out []byteRange
+		for _, s := range req.Ranges() {
+			from, end := s.From, s.To
+			if end == 0 || end > size {
+				end = size
+			}
+			if from >= size && !(from == 0 && size == 0) {
+				return nil, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", ErrOutOfRange, from, req.Ref, textfmt.Int(size), size)
+			}
+			out = append(out, byteRange{from, end})
 		}
-		if from >= size && !(from == 0 && size == 0) {
-			return 0, 0, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", ErrOutOfRange, from, req.Ref, textfmt.Int(size), size)
-		}
-		return from, end, nil
-	default:
-		span := Span{From: 1}
-		if req.Lines != nil {
-			span = *req.Lines
-		}
-		total, err := doc.Lines()
-		if err != nil {
-			return 0, 0, err
-		}
+		return out, nil
+	}
+	spans := []Span{{From: 1}}
+	if req.Lines != nil {
+		spans = req.Ranges()
+	}
+	total, err := doc.Lines()
+	if err != nil {
+		return nil, err
+	}
+	var out []byteRange
+	for _, span := range spans {
 		if span.From > total && !(span.From == 1 && total == 0) {
-			return 0, 0, fmt.Errorf("%w: line %d is past the end: %s has %s (read --lines 1:%d)", ErrOutOfRange, span.From, req.Ref, textfmt.Plural(total, "line"), total)
+			return nil, fmt.Errorf("%w: line %d is past the end: %s has %s (read --lines 1:%d)", ErrOutOfRange, span.From, req.Ref, textfmt.Plural(total, "line"), total)
 		}
-		if from, err = doc.LineStart(span.From); err != nil {
-			return 0, 0, err
+		from, err := doc.LineStart(span.From)
+		if err != nil {
+			return nil, err
 		}
-		end = size
+		end := size
 		if span.To != 0 && span.To < total {
 			if end, err = doc.LineStart(span.To + 1); err != nil {
-				return 0, 0, err
+				return nil, err
 			}
 		}
-		return from, end, nil
+		out = append(out, byteRange{from, end})
 	}
+	return out, nil
 }
 
-// pageWriter builds one page of lines from [from, end).
+// pageWriter builds one page of lines from a request's ranges.
 type pageWriter struct {
 	doc  *lines.Doc
 	opts Options
 	req  Request
+	// bytes reports that the page's next read counts bytes: the request
+	// did, or a line was cut.
+	bytes bool
 }
 
-func (w *pageWriter) page(ctx context.Context, from, end int64) (Page, error) {
+// shownPart is a stretch of one range that a page shows.
+type shownPart struct {
+	from, to    int64 // bytes, to exclusive
+	first, last int64 // lines
+}
+
+func (w *pageWriter) page(ctx context.Context, rs []byteRange) (Page, error) {
 	total, err := w.doc.Lines()
 	if err != nil {
 		return Page{}, err
 	}
-	firstLine, err := w.doc.LineAt(from)
-	if err != nil {
-		return Page{}, err
+	// Reserve room for the header and the footer at their longest: every
+	// range shown, and every range still to read.
+	var all []shownPart
+	rest := make([]Span, len(rs))
+	for i, r := range rs {
+		all = append(all, shownPart{from: r.from, to: r.end, first: total, last: total})
+		rest[i] = Span{From: r.end, To: r.end + 1}
 	}
-	// Reserve room for the header and the footer at their longest.
-	reserve := w.opts.Counter.Count(w.header(firstLine, total, total, from, end, end)) +
-		w.opts.Counter.Count(w.footer(&Request{Ref: w.req.Ref, Rev: w.req.Rev, Bytes: &Span{From: end, To: end + 1}}, end)) + 4
+	longest := Request{Ref: w.req.Ref, Rev: w.req.Rev}
+	longest.SetRanges(true, rest)
+	reserve := w.opts.Counter.Count(w.header(all, total)) + w.opts.Counter.Count(w.footer(&longest, rs)) + 4
 	room := w.opts.Budget - reserve
 	width := len(textfmt.Int(total))
 
 	var body strings.Builder
 	used := 0
-	pos := from
-	line := firstLine
-	cut := false
+	var shown []shownPart
 	maxLine := w.opts.Budget * 16 // bytes; a line can't take fewer than ~1 token per 16 bytes
-	for pos < end {
-		if err := ctx.Err(); err != nil {
-			return Page{}, err
-		}
-		l, err := w.doc.ReadLine(pos, maxLine)
-		if err != nil {
-			return Page{}, err
-		}
-		if l.End > end { // a byte range that ends inside a line
-			l.End = end
-			if n := int(end - l.Start); n < len(l.Text) {
-				l.Text = l.Text[:n]
+	ri, pos := 0, rs[0].from
+	full := false
+	for ri < len(rs) && !full {
+		r := rs[ri]
+		if pos >= r.end {
+			ri++
+			if ri < len(rs) {
+				pos = rs[ri].from
 			}
-			l.Cut = false
-		}
-		text := w.render(l.Text, line, width, false)
-		n := w.opts.Counter.Count(text) + 1
-		if used+n <= room && !l.Cut {
-			body.WriteString(text)
-			body.WriteByte('\n')
-			used += n
-			pos = l.End
-			line++
 			continue
 		}
-		if used > 0 {
-			break
-		}
-		// The first line does not fit: show as much of it as fits and
-		// continue by bytes from there.
-		k := w.fitPrefix(l.Text, line, width, room)
-		body.WriteString(w.render(l.Text[:k], line, width, true))
-		body.WriteString(" …\n")
-		pos = l.Start + int64(k)
-		cut = true
-		break
-	}
-	var next *Request
-	if pos < end {
-		next = &Request{Ref: w.req.Ref, Rev: w.req.Rev}
-		lastLine, err := w.doc.LineAt(end - 1)
+		line, err := w.doc.LineAt(pos)
 		if err != nil {
 			return Page{}, err
 		}
-		if w.req.Bytes != nil || cut {
-			next.Bytes = &Span{From: pos, To: end}
-		} else {
-			next.Lines = &Span{From: line, To: lastLine}
+		if len(shown) > 0 {
+			// Name what lies between this range and the last one shown.
+			gap, err := w.skipped(shown[len(shown)-1].to, pos)
+			if err != nil {
+				return Page{}, err
+			}
+			n := w.opts.Counter.Count(gap) + 1
+			if used+n > room {
+				break
+			}
+			body.WriteString(gap + "\n")
+			used += n
+		}
+		part := shownPart{from: pos, to: pos, first: line, last: line - 1}
+		for pos < r.end {
+			if err := ctx.Err(); err != nil {
+				return Page{}, err
+			}
+			l, err := w.doc.ReadLine(pos, maxLine)
+			if err != nil {
+				return Page{}, err
+			}
+			if l.End > r.end { // a byte range that ends inside a line
+				l.End = r.end
+				if n := int(r.end - l.Start); n < len(l.Text) {
+					l.Text = l.Text[:n]
+				}
+				l.Cut = false
+			}
+			text := w.render(l.Text, line, width, false)
+			n := w.opts.Counter.Count(text) + 1
+			if used+n <= room && !l.Cut {
+				body.WriteString(text)
+				body.WriteByte('\n')
+				used += n
+				pos = l.End
+				part.to, part.last = pos, line
+				line++
+				continue
+			}
+			full = true
+			if used > 0 {
+				break
+			}
+			// The first line does not fit: show as much of it as fits and
+			// continue by bytes from there.
+			k := w.fitPrefix(l.Text, line, width, room)
+			body.WriteString(w.render(l.Text[:k], line, width, true))
+			body.WriteString(" …\n")
+			pos = l.Start + int64(k)
+			part.to, part.last = pos, line
+			w.bytes = true
+			break
+		}
+		if part.to > part.from {
+			shown = append(shown, part)
 		}
 	}
-	shownLast := line - 1
-	if cut {
-		shownLast = line
+	next, err := w.next(rs, ri, pos)
+	if err != nil {
+		return Page{}, err
 	}
 	var out strings.Builder
-	out.WriteString(w.header(firstLine, shownLast, total, from, pos, end))
+	out.WriteString(w.header(shown, total))
 	out.WriteByte('\n')
 	out.WriteString(body.String())
-	out.WriteString(w.footer(next, end))
+	out.WriteString(w.footer(next, rs))
 	text := out.String()
-	return Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: from, To: pos}, nil
+	p := Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: rs[0].from, To: rs[0].from}
+	for _, s := range shown {
+		p.Shown = append(p.Shown, Span{From: s.from, To: s.to})
+	}
+	if len(shown) > 0 {
+		p.From, p.To = shown[0].from, shown[len(shown)-1].to
+	}
+	return p, nil
+}
+
+// skipped names the stretch [from, to) between two ranges of a page, which
+// the read was not asked for.
+func (w *pageWriter) skipped(from, to int64) (string, error) {
+	if w.bytes {
+		return "[… bytes " + textfmt.Int(from) + "-" + textfmt.Int(to) + " not asked for …]", nil
+	}
+	a, err := w.doc.LineAt(from)
+	if err != nil {
+		return "", err
+	}
+	b, err := w.doc.LineAt(to - 1)
+	if err != nil {
+		return "", err
+	}
+	if a == b {
+		return "[… line " + textfmt.Int(a) + " not asked for …]", nil
+	}
+	return "[… lines " + textfmt.Int(a) + "-" + textfmt.Int(b) + " not asked for …]", nil
+}
+
+// next returns the read of what the page leaves unread: the rest of range
+// ri from pos, and the ranges after it. It counts lines unless the request
+// counted bytes or a line was cut.
+func (w *pageWriter) next(rs []byteRange, ri int, pos int64) (*Request, error) {
+	var left []byteRange
+	for i := ri; i < len(rs); i++ {
+		from := rs[i].from
+		if i == ri {
+			from = max(pos, from)
+		}
+		if from < rs[i].end {
+			left = append(left, byteRange{from, rs[i].end})
+		}
+	}
+	if len(left) == 0 {
+		return nil, nil
+	}
+	spans := make([]Span, len(left))
+	for i, r := range left {
+		if w.bytes {
+			spans[i] = Span{From: r.from, To: r.end}
+			continue
+		}
+		a, err := w.doc.LineAt(r.from)
+		if err != nil {
+			return nil, err
+		}
+		b, err := w.doc.LineAt(r.end - 1)
+		if err != nil {
+			return nil, err
+		}
+		spans[i] = Span{From: a, To: b}
+	}
+	next := &Request{Ref: w.req.Ref, Rev: w.req.Rev}
+	next.SetRanges(w.bytes, spans)
+	return next, nil
 }
 
 func (w *pageWriter) render(b []byte, line int64, width int, fragment bool) string {
@@ -309,39 +456,56 @@ func (w *pageWriter) fitPrefix(b []byte, line int64, width int, room int) int {
 	return k
 }
 
-func (w *pageWriter) header(first, last, total, from, to, end int64) string {
+func (w *pageWriter) header(shown []shownPart, total int64) string {
 	var b strings.Builder
 	b.WriteString("[crumb read ")
 	b.WriteString(string(w.req.Ref))
 	b.WriteString(": ")
-	if to <= from {
+	if len(shown) == 0 {
 		b.WriteString("nothing to show")
-	} else if first == last {
-		b.WriteString("line " + textfmt.Int(first))
-	} else {
-		b.WriteString("lines " + textfmt.Int(first) + "-" + textfmt.Int(last))
+	}
+	for i, s := range shown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if s.first == s.last {
+			b.WriteString("line " + textfmt.Int(s.first))
+		} else {
+			b.WriteString("lines " + textfmt.Int(s.first) + "-" + textfmt.Int(s.last))
+		}
 	}
 	b.WriteString(" of " + textfmt.Int(total))
-	b.WriteString("; bytes " + textfmt.Int(from) + "-" + textfmt.Int(to) + " of " + textfmt.Int(w.doc.Size()) + "]")
+	b.WriteString("; bytes ")
+	if len(shown) == 0 {
+		b.WriteString("0-0")
+	}
+	for i, s := range shown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(textfmt.Int(s.from) + "-" + textfmt.Int(s.to))
+	}
+	b.WriteString(" of " + textfmt.Int(w.doc.Size()) + "]")
 	return b.String()
 }
 
-func (w *pageWriter) footer(next *Request, end int64) string {
-	if next != nil {
+func (w *pageWriter) footer(next *Request, rs []byteRange) string {
+	switch {
+	case next != nil:
 		return "[next: " + w.opts.Hint(*next) + "]"
+	case rs[len(rs)-1].end >= w.doc.Size():
+		return "[end of result]"
+	case len(rs) > 1:
+		return "[end of the ranges asked for]"
 	}
-	if end < w.doc.Size() {
-		return "[end of the range asked for]"
-	}
-	return "[end of result]"
+	return "[end of the range asked for]"
 }
 
-// isBinary reports whether an object holds binary content, by its recorded
-// kind or by sniffing its first bytes.
+// isBinary reports whether an object holds binary content, by sniffing its
+// first bytes. The kind recorded with the object is not consulted: it is a
+// fact about one projection of the content (the same bytes may be stored
+// again as another kind), and reads must not change with it.
 func isBinary(obj store.Object) bool {
-	if obj.Info().Kind == "binary" {
-		return true
-	}
 	return sniff.IsBinary(headOf(obj))
 }
 

@@ -119,7 +119,6 @@ func TestReadErrors(t *testing.T) {
 		{"byte past the end", Request{Ref: ref, Bytes: &Span{5000, 6000}}, ErrOutOfRange},
 		{"other revision", Request{Ref: ref, Rev: "ffffffffffff"}, ErrRevision},
 		{"binary as text", Request{Ref: bin}, ErrBinary},
-		{"search binary", Request{Ref: bin, Grep: &GrepSpec{Pattern: "x"}}, ErrBinary},
 		{"bad pattern", Request{Ref: ref, Grep: &GrepSpec{Pattern: "(("}}, ErrBadRequest},
 		{"backwards range", Request{Ref: ref, Lines: &Span{5, 2}}, ErrBadRequest},
 	}
