@@ -178,33 +178,31 @@ func ReadObject(ctx context.Context, obj store.Object, req Request, opts Options
 		return Page{}, fmt.Errorf("%w: %s holds %s of %s; it has no lines to show. Write the exact bytes to a file with: crumb read %s --all > FILE",
 			ErrBinary, req.Ref, textfmt.Size(info.Size), sniff.Describe(headOf(obj)), req.Ref)
 	}
-	rs, err := resolve(doc, req)
+	spans, err := resolve(doc, req)
 	if err != nil {
 		return Page{}, err
 	}
-	w := pageWriter{doc: doc, opts: opts, req: req, bytes: req.Bytes != nil}
-	return w.page(ctx, rs)
+	w := pageWriter{doc: doc, opts: opts, req: req, spans: spans, bytes: req.Bytes != nil}
+	return w.page(ctx)
 }
 
 // byteRange is a range of bytes [from, end) of a result.
 type byteRange struct{ from, end int64 }
 
-// resolve turns the request's ranges into byte offsets, in order.
-func resolve(doc *lines.Doc, req Request) ([]byteRange, error) {
+// resolve returns the request's ranges, lines from 1 to the end when it
+// names none, after checking that each starts inside the result. Ranges are
+// turned into byte offsets only when a page reaches them (see
+// pageWriter.byteRange): a read of many ranges costs what a read of one does.
+func resolve(doc *lines.Doc, req Request) ([]Span, error) {
 	size := doc.Size()
 	if req.Bytes != nil {
-		var out []byteRange
-		for _, s := range req.Ranges() {
-			from, end := s.From, s.To
-			if end == 0 || end > size {
-				end = size
+		spans := req.Ranges()
+		for _, s := range spans {
+			if s.From >= size && !(s.From == 0 && size == 0) {
+				return nil, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", ErrOutOfRange, s.From, req.Ref, textfmt.Int(size), size)
 			}
-			if from >= size && !(from == 0 && size == 0) {
-				return nil, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", ErrOutOfRange, from, req.Ref, textfmt.Int(size), size)
-			}
-			out = append(out, byteRange{from, end})
 		}
-		return out, nil
+		return spans, nil
 	}
 	spans := []Span{{From: 1}}
 	if req.Lines != nil {
@@ -214,34 +212,50 @@ func resolve(doc *lines.Doc, req Request) ([]byteRange, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []byteRange
-	for _, span := range spans {
-		if span.From > total && !(span.From == 1 && total == 0) {
-			return nil, fmt.Errorf("%w: line %d is past the end: %s has %s (read --lines 1:%d)", ErrOutOfRange, span.From, req.Ref, textfmt.Plural(total, "line"), total)
+	for _, s := range spans {
+		if s.From > total && !(s.From == 1 && total == 0) {
+			return nil, fmt.Errorf("%w: line %d is past the end: %s has %s (read --lines 1:%d)", ErrOutOfRange, s.From, req.Ref, textfmt.Plural(total, "line"), total)
 		}
-		from, err := doc.LineStart(span.From)
-		if err != nil {
-			return nil, err
-		}
-		end := size
-		if span.To != 0 && span.To < total {
-			if end, err = doc.LineStart(span.To + 1); err != nil {
-				return nil, err
-			}
-		}
-		out = append(out, byteRange{from, end})
 	}
-	return out, nil
+	return spans, nil
 }
 
 // pageWriter builds one page of lines from a request's ranges.
 type pageWriter struct {
-	doc  *lines.Doc
-	opts Options
-	req  Request
+	doc   *lines.Doc
+	opts  Options
+	req   Request
+	spans []Span // the ranges to read, checked by resolve
 	// bytes reports that the page's next read counts bytes: the request
 	// did, or a line was cut.
 	bytes bool
+}
+
+// byteRange returns the bytes range i of the request covers.
+func (w *pageWriter) byteRange(i int) (byteRange, error) {
+	s, size := w.spans[i], w.doc.Size()
+	if w.req.Bytes != nil {
+		end := s.To
+		if end == 0 || end > size {
+			end = size
+		}
+		return byteRange{s.From, end}, nil
+	}
+	from, err := w.doc.LineStart(s.From)
+	if err != nil {
+		return byteRange{}, err
+	}
+	total, err := w.doc.Lines()
+	if err != nil {
+		return byteRange{}, err
+	}
+	end := size
+	if s.To != 0 && s.To < total {
+		if end, err = w.doc.LineStart(s.To + 1); err != nil {
+			return byteRange{}, err
+		}
+	}
+	return byteRange{from, end}, nil
 }
 
 // shownPart is a stretch of one range that a page shows.
@@ -250,22 +264,23 @@ type shownPart struct {
 	first, last int64 // lines
 }
 
-func (w *pageWriter) page(ctx context.Context, rs []byteRange) (Page, error) {
+func (w *pageWriter) page(ctx context.Context) (Page, error) {
 	total, err := w.doc.Lines()
 	if err != nil {
 		return Page{}, err
 	}
 	// Reserve room for the header and the footer at their longest: every
-	// range shown, and every range still to read.
-	var all []shownPart
-	rest := make([]Span, len(rs))
-	for i, r := range rs {
-		all = append(all, shownPart{from: r.from, to: r.end, first: total, last: total})
-		rest[i] = Span{From: r.end, To: r.end + 1}
+	// range shown, and every range still to read, in bytes.
+	size := w.doc.Size()
+	all := make([]shownPart, len(w.spans))
+	rest := make([]Span, len(w.spans))
+	for i := range w.spans {
+		all[i] = shownPart{from: size, to: size, first: total, last: total + 1}
+		rest[i] = Span{From: size, To: size + 1}
 	}
 	longest := Request{Ref: w.req.Ref, Rev: w.req.Rev}
 	longest.SetRanges(true, rest)
-	reserve := w.opts.Counter.Count(w.header(all, total)) + w.opts.Counter.Count(w.footer(&longest, rs)) + 4
+	reserve := w.opts.Counter.Count(w.header(all, total)) + w.opts.Counter.Count(w.footer(&longest)) + 4
 	room := w.opts.Budget - reserve
 	width := len(textfmt.Int(total))
 
@@ -273,14 +288,20 @@ func (w *pageWriter) page(ctx context.Context, rs []byteRange) (Page, error) {
 	used := 0
 	var shown []shownPart
 	maxLine := w.opts.Budget * 16 // bytes; a line can't take fewer than ~1 token per 16 bytes
-	ri, pos := 0, rs[0].from
+	ri := 0
+	r, err := w.byteRange(0)
+	if err != nil {
+		return Page{}, err
+	}
+	pos := r.from
 	full := false
-	for ri < len(rs) && !full {
-		r := rs[ri]
+	for ri < len(w.spans) && !full {
 		if pos >= r.end {
-			ri++
-			if ri < len(rs) {
-				pos = rs[ri].from
+			if ri++; ri < len(w.spans) {
+				if r, err = w.byteRange(ri); err != nil {
+					return Page{}, err
+				}
+				pos = r.from
 			}
 			continue
 		}
@@ -346,7 +367,7 @@ func (w *pageWriter) page(ctx context.Context, rs []byteRange) (Page, error) {
 			shown = append(shown, part)
 		}
 	}
-	next, err := w.next(rs, ri, pos)
+	next, err := w.next(ri, r, pos)
 	if err != nil {
 		return Page{}, err
 	}
@@ -354,9 +375,13 @@ func (w *pageWriter) page(ctx context.Context, rs []byteRange) (Page, error) {
 	out.WriteString(w.header(shown, total))
 	out.WriteByte('\n')
 	out.WriteString(body.String())
-	out.WriteString(w.footer(next, rs))
+	out.WriteString(w.footer(next))
 	text := out.String()
-	p := Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: rs[0].from, To: rs[0].from}
+	first, err := w.byteRange(0)
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: first.from, To: first.from}
 	for _, s := range shown {
 		p.Shown = append(p.Shown, Span{From: s.from, To: s.to})
 	}
@@ -387,37 +412,39 @@ func (w *pageWriter) skipped(from, to int64) (string, error) {
 }
 
 // next returns the read of what the page leaves unread: the rest of range
-// ri from pos, and the ranges after it. It counts lines unless the request
-// counted bytes or a line was cut.
-func (w *pageWriter) next(rs []byteRange, ri int, pos int64) (*Request, error) {
-	var left []byteRange
-	for i := ri; i < len(rs); i++ {
-		from := rs[i].from
-		if i == ri {
-			from = max(pos, from)
+// ri (r, in bytes) from pos, and the ranges after it. It counts lines unless
+// the request counted bytes or a line was cut.
+func (w *pageWriter) next(ri int, r byteRange, pos int64) (*Request, error) {
+	var spans []Span
+	if ri < len(w.spans) && pos < r.end {
+		s := Span{From: pos, To: r.end}
+		if !w.bytes {
+			a, err := w.doc.LineAt(pos)
+			if err != nil {
+				return nil, err
+			}
+			b, err := w.doc.LineAt(r.end - 1)
+			if err != nil {
+				return nil, err
+			}
+			s = Span{From: a, To: b}
 		}
-		if from < rs[i].end {
-			left = append(left, byteRange{from, rs[i].end})
-		}
+		spans = append(spans, s)
 	}
-	if len(left) == 0 {
+	for i := ri + 1; i < len(w.spans); i++ {
+		s := w.spans[i]
+		if w.bytes && w.req.Bytes == nil {
+			// A cut line turned a read of lines into one of bytes.
+			b, err := w.byteRange(i)
+			if err != nil {
+				return nil, err
+			}
+			s = Span{From: b.from, To: b.end}
+		}
+		spans = append(spans, s)
+	}
+	if len(spans) == 0 {
 		return nil, nil
-	}
-	spans := make([]Span, len(left))
-	for i, r := range left {
-		if w.bytes {
-			spans[i] = Span{From: r.from, To: r.end}
-			continue
-		}
-		a, err := w.doc.LineAt(r.from)
-		if err != nil {
-			return nil, err
-		}
-		b, err := w.doc.LineAt(r.end - 1)
-		if err != nil {
-			return nil, err
-		}
-		spans[i] = Span{From: a, To: b}
 	}
 	next := &Request{Ref: w.req.Ref, Rev: w.req.Rev}
 	next.SetRanges(w.bytes, spans)
@@ -489,13 +516,19 @@ func (w *pageWriter) header(shown []shownPart, total int64) string {
 	return b.String()
 }
 
-func (w *pageWriter) footer(next *Request, rs []byteRange) string {
+func (w *pageWriter) footer(next *Request) string {
+	last := w.spans[len(w.spans)-1]
+	toEnd := last.To == 0 || last.To >= w.doc.Size()
+	if w.req.Bytes == nil {
+		total, err := w.doc.Lines()
+		toEnd = last.To == 0 || err == nil && last.To >= total
+	}
 	switch {
 	case next != nil:
 		return "[next: " + w.opts.Hint(*next) + "]"
-	case rs[len(rs)-1].end >= w.doc.Size():
+	case toEnd:
 		return "[end of result]"
-	case len(rs) > 1:
+	case len(w.spans) > 1:
 		return "[end of the ranges asked for]"
 	}
 	return "[end of the range asked for]"

@@ -73,7 +73,7 @@ const (
 	MaxCount = 1 << 40
 )
 
-const rangeForm = "want A:B, A: (to the end) or A, with whole numbers (for example 41:240)"
+const rangeForm = "want A:B with whole numbers (for example 41:240), A: to read to the end, or A for line A alone"
 
 // ParseSpan parses "A:B", "A:" or "A" (the single line A; a byte range needs
 // both ends or an open end). It does not know whether the span counts lines
