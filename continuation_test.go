@@ -198,3 +198,94 @@ func checkInView(t *testing.T, doc *lines.Doc, view string, from, to int64, rend
 		pos = end
 	}
 }
+
+// A budget far beyond any context (2^59 tokens) once overflowed the sizes
+// derived from it and panicked; it is brought within recall.MaxBudget.
+func TestHugeBudgetDoesNotCrash(t *testing.T) {
+	g := newGuard(t, crumb.Config{Budget: 576460752303423488})
+	var b strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	v, err := g.Project(context.Background(), crumb.Result{Reader: strings.NewReader(b.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Text, "\n20000") {
+		t.Errorf("view of the whole result lacks its last line:\n%.300s", v.Text)
+	}
+}
+
+// Views and reads agree on text: a command's output of random bytes, and
+// text with NUL bytes, invalid UTF-8 and escape sequences, are shown as
+// lines by their views, and every read and search the view names reads
+// them as lines. Storing the same bytes again as binary changes nothing for
+// the first view's reads.
+func TestViewsAndReadsAgreeOnText(t *testing.T) {
+	random := make([]byte, 256<<10)
+	var x uint64 = 88172645463325252
+	for i := range random {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		random[i] = byte(x)
+	}
+	var dirty strings.Builder
+	for i := 0; i < 30000; i++ {
+		fmt.Fprintf(&dirty, "\x1b[1;31mstep %d\x1b[0m \x00 done \xff\xfe\n", i)
+	}
+	exit := 0
+	for name, res := range map[string]crumb.Result{
+		"random command output": {Body: random, Kind: crumb.KindCommand, ExitCode: &exit, Command: []string{"head", "-c", "262144", "/dev/urandom"}},
+		"dirty text":            {Body: []byte(dirty.String()), Kind: crumb.KindText},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st := newStore(t)
+			g := newGuard(t, crumb.Config{Store: st})
+			v, err := g.Project(ctx, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Next == nil {
+				t.Fatalf("no continuation:\n%.500s", v.Text)
+			}
+			// The same bytes stored again as binary.
+			again := res
+			again.Kind, again.ExitCode, again.Command = crumb.KindBinary, nil, nil
+			if _, err := g.Project(ctx, again); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range namedReads(t, v.Text) {
+				if _, err := recall.Read(ctx, st, r, recall.Options{}); err != nil {
+					t.Errorf("%q, named by the view: %v", r.Argv(), err)
+				}
+			}
+			checkContinuation(t, st, v)
+		})
+	}
+}
+
+// namedReads returns the reads and searches a view names as crumb command
+// lines.
+func namedReads(t *testing.T, view string) []recall.Request {
+	t.Helper()
+	var out []recall.Request
+	for _, line := range strings.Split(view, "crumb ")[1:] {
+		end := strings.IndexAny(line, "];")
+		if end < 0 {
+			continue
+		}
+		argv := strings.Fields(line[:end])
+		for i, a := range argv {
+			argv[i] = strings.Trim(a, "'")
+		}
+		if r, err := recall.ParseArgv(argv); err == nil {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("the view names no read:\n%.500s", view)
+	}
+	return out
+}

@@ -488,17 +488,21 @@ func (w *pageWriter) header(shown []shownPart, total int64) string {
 	b.WriteString("[crumb read ")
 	b.WriteString(string(w.req.Ref))
 	b.WriteString(": ")
-	if len(shown) == 0 {
+	switch {
+	case len(shown) == 0:
 		b.WriteString("nothing to show")
+	case len(shown) == 1 && shown[0].first == shown[0].last:
+		b.WriteString("line ")
+	default:
+		b.WriteString("lines ")
 	}
 	for i, s := range shown {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if s.first == s.last {
-			b.WriteString("line " + textfmt.Int(s.first))
-		} else {
-			b.WriteString("lines " + textfmt.Int(s.first) + "-" + textfmt.Int(s.last))
+		b.WriteString(textfmt.Int(s.first))
+		if s.first != s.last {
+			b.WriteString("-" + textfmt.Int(s.last))
 		}
 	}
 	b.WriteString(" of " + textfmt.Int(total))

@@ -15,7 +15,7 @@ import (
 	"github.com/crumb-dev/crumb/tokens"
 )
 
-func testStore(t *testing.T) *store.Dir {
+func testStore(t testing.TB) *store.Dir {
 	t.Helper()
 	d, err := store.OpenDir(t.TempDir(), store.DirOptions{ManualGC: true})
 	if err != nil {
@@ -25,7 +25,7 @@ func testStore(t *testing.T) *store.Dir {
 	return d
 }
 
-func put(t *testing.T, st store.Store, b []byte) store.Ref {
+func put(t testing.TB, st store.Store, b []byte) store.Ref {
 	t.Helper()
 	info, err := st.Put(context.Background(), bytes.NewReader(b), store.Meta{})
 	if err != nil {

@@ -327,8 +327,13 @@ func (d *Doc) PrevLineStart(end int64) (int64, error) {
 	return 0, nil
 }
 
-// ReadRange returns the bytes [from, to), which must be small.
+// ReadRange returns the bytes [from, to), which must be small. A range that
+// starts before the document is an error, not a panic: callers derive
+// offsets from budgets, and a wrong one must not crash them.
 func (d *Doc) ReadRange(from, to int64) ([]byte, error) {
+	if from < 0 {
+		return nil, fmt.Errorf("lines: range %d-%d starts before the document", from, to)
+	}
 	to = min(to, d.size)
 	if from >= to {
 		return nil, nil
