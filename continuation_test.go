@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -289,3 +292,46 @@ func namedReads(t *testing.T, view string) []recall.Request {
 	}
 	return out
 }
+
+// When storing fails and the result is too large to keep whole, the view
+// says what is known (the bytes and lines seen while streaming) and numbers
+// the lines it shows as they were in the stream.
+func TestLostViewSaysWhatIsKnown(t *testing.T) {
+	full := failingStore{Store: newStore(t), err: syscall.ENOSPC}
+	g := newGuard(t, crumb.Config{Store: full})
+	var b strings.Builder
+	for i := 1; i <= 700000; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	in := b.String()
+	v, err := g.Project(context.Background(), crumb.Result{Reader: strings.NewReader(in), Kind: crumb.KindText})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, body, _ := strings.Cut(v.Text, "\n")
+	for _, want := range []string{"700,000 lines", textfmtSize(len(in)), "no space left on device", "cannot be read back"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("header lacks %q: %s", want, header)
+		}
+	}
+	if v.Receipt.Lines == nil || *v.Receipt.Lines != 700000 || v.Receipt.Bytes != int64(len(in)) {
+		t.Errorf("receipt: lines %v, bytes %d", v.Receipt.Lines, v.Receipt.Bytes)
+	}
+	// Every line shown is labelled by its number in the stream: seq's lines
+	// are their own numbers.
+	m := regexp.MustCompile(`shown: lines 1-([0-9,]+) and ([0-9,]+)-700,000;`).FindStringSubmatch(header)
+	if m == nil {
+		t.Fatalf("header does not name the lines shown by their numbers in the stream: %s", header)
+	}
+	lines := strings.Split(body, "\n")
+	headEnd, tailStart := strings.ReplaceAll(m[1], ",", ""), strings.ReplaceAll(m[2], ",", "")
+	i := slices.Index(lines, headEnd)
+	if i < 0 || lines[0] != "1" || !strings.HasPrefix(lines[i+1], "[… lines ") || lines[i+2] != tailStart || lines[len(lines)-1] != "700000" {
+		t.Errorf("the lines shown are not those the header names (%s and %s-700000):\n%.300s\n…\n%s", headEnd, tailStart, body, body[max(0, len(body)-200):])
+	}
+	if n := tokens.O200k().Count(v.Text); n > crumb.DefaultBudget {
+		t.Errorf("view has %d tokens", n)
+	}
+}
+
+func textfmtSize(n int) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
