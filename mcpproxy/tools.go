@@ -81,11 +81,13 @@ func (p *Proxy) renderHint(r recall.Request) string {
 	default:
 		name = p.names.Read
 		a := readArgs{Ref: string(r.Ref), Rev: rev}
+		// Every range the continuation lists ("10:14,19:44"), not only
+		// the first.
 		if r.Bytes != nil {
-			s := span(r.Bytes.String())
+			s := span(recall.FormatRanges(r.Ranges()))
 			a.Bytes = &s
 		} else if r.Lines != nil {
-			s := span(r.Lines.String())
+			s := span(recall.FormatRanges(r.Ranges()))
 			a.Lines = &s
 		}
 		args = a
@@ -123,8 +125,8 @@ func (p *Proxy) buildTools() []json.RawMessage {
 		Description: "Read part of a tool result too large to show whole, which crumb saved: such results end with the exact call of this tool that reads on. " +
 			"Give the ref and a line range (\"41:240\") or a byte range; it reads the saved copy and never runs the original tool again.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` + ref +
-			`,"lines":{"type":"string","description":"Lines A:B, numbered from 1, both ends included; \"A:\" reads to the end."}` +
-			`,"bytes":{"type":"string","description":"Bytes A:B, offsets from 0, B excluded."},` + rev +
+			`,"lines":{"type":"string","description":"Lines A:B, numbered from 1, both ends included; \"A:\" reads to the end; several ranges in order, comma-separated (\"10:14,19:44\"), as a continuation gives them."}` +
+			`,"bytes":{"type":"string","description":"Bytes A:B, offsets from 0, B excluded; several ranges comma-separated."},` + rev +
 			`},"required":["ref"],"additionalProperties":false}`),
 		Annotations: json.RawMessage(readOnly),
 	}, {
@@ -221,19 +223,21 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 			return req, err
 		}
 		req = recall.Request{Ref: store.Ref(a.Ref), Rev: a.Rev}
-		if a.Lines != nil && *a.Lines != "" {
-			sp, err := recall.ParseSpan(string(*a.Lines))
-			if err != nil {
-				return req, err
-			}
-			req.Lines = &sp
+		if a.Lines != nil && *a.Lines != "" && a.Bytes != nil && *a.Bytes != "" {
+			return req, fmt.Errorf("%w: give \"lines\" or \"bytes\", not both", recall.ErrBadRequest)
 		}
-		if a.Bytes != nil && *a.Bytes != "" {
-			sp, err := recall.ParseSpan(string(*a.Bytes))
+		for _, r := range []struct {
+			s     *span
+			bytes bool
+		}{{a.Lines, false}, {a.Bytes, true}} {
+			if r.s == nil || *r.s == "" {
+				continue
+			}
+			rs, err := recall.ParseRanges(string(*r.s))
 			if err != nil {
 				return req, err
 			}
-			req.Bytes = &sp
+			req.SetRanges(r.bytes, rs)
 		}
 	case p.names.Search:
 		var a searchArgs

@@ -183,11 +183,11 @@ func FuzzRead(f *testing.F) {
 	f.Add(int64(10), int64(14), int64(19), int64(44), "", 0, 0, 0, int64(0), 300)
 	f.Add(int64(0), int64(0), int64(0), int64(0), "row", 2, 5, math.MaxInt64, int64(3), 0)
 	f.Add(int64(5), int64(5), int64(-1), int64(0), "", 0, 0, 0, int64(0), 1<<59)
-	f.Fuzz(func(t *testing.T, a, b, c, d int64, pattern string, ctxLines, max, skip int, from int64, budget int) {
+	f.Fuzz(func(t *testing.T, a, b, c, d int64, pattern string, ctxLines, maxN, skip int, from int64, budget int) {
 		req := Request{Ref: ref}
 		switch {
 		case pattern != "":
-			req.Grep = &GrepSpec{Pattern: pattern, Context: ctxLines, Max: max, Skip: skip, From: from}
+			req.Grep = &GrepSpec{Pattern: pattern, Context: ctxLines, Max: maxN, Skip: skip, From: from}
 		case a < 0:
 			req.Bytes = &Span{-a, b}
 		case a > 0:
@@ -202,6 +202,9 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("%q: unexpected error %v", req.Argv(), err)
 			}
 			return
+		}
+		if limit := min(max(budget, MinBudget), MaxBudget); budget > 0 && p.Tokens > limit || budget == 0 && p.Tokens > DefaultBudget {
+			t.Fatalf("%q: page of %d tokens, budget %d:\n%s", req.Argv(), p.Tokens, budget, p.Text)
 		}
 		if p.Next != nil && req.Grep == nil && len(p.Shown) == 0 {
 			t.Fatalf("%q: a page with a next read shows nothing:\n%s", req.Argv(), p.Text)

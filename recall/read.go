@@ -270,18 +270,28 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 		return Page{}, err
 	}
 	// Reserve room for the header and the footer at their longest: every
-	// range shown, and every range still to read, in bytes.
+	// range shown, and every range still to read, in lines, or in bytes
+	// for a read of bytes. A read of lines turns into one of bytes only when
+	// it cuts a line, which then has that much less room (cutRoom).
 	size := w.doc.Size()
 	all := make([]shownPart, len(w.spans))
-	rest := make([]Span, len(w.spans))
+	inLines, inBytes := make([]Span, len(w.spans)), make([]Span, len(w.spans))
 	for i := range w.spans {
 		all[i] = shownPart{from: size, to: size, first: total, last: total + 1}
-		rest[i] = Span{From: size, To: size + 1}
+		inLines[i], inBytes[i] = Span{From: total, To: total + 1}, Span{From: size, To: size + 1}
 	}
-	longest := Request{Ref: w.req.Ref, Rev: w.req.Rev}
-	longest.SetRanges(true, rest)
-	reserve := w.opts.Counter.Count(w.header(all, total)) + w.opts.Counter.Count(w.footer(&longest)) + 4
-	room := w.opts.Budget - reserve
+	footerCost := func(bytes bool, spans []Span) int {
+		r := Request{Ref: w.req.Ref, Rev: w.req.Rev}
+		r.SetRanges(bytes, spans)
+		return w.opts.Counter.Count(w.footer(&r))
+	}
+	byBytes := footerCost(true, inBytes)
+	byLines := byBytes
+	if !w.bytes {
+		byLines = footerCost(false, inLines)
+	}
+	room := w.opts.Budget - w.opts.Counter.Count(w.header(all, total)) - byLines - 4
+	cutRoom := room - (byBytes - byLines)
 	width := len(textfmt.Int(total))
 
 	var body strings.Builder
@@ -355,7 +365,7 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 			}
 			// The first line does not fit: show as much of it as fits and
 			// continue by bytes from there.
-			k := w.fitPrefix(l.Text, line, width, room)
+			k := w.fitPrefix(l.Text, line, width, cutRoom)
 			body.WriteString(w.render(l.Text[:k], line, width, true))
 			body.WriteString(" …\n")
 			pos = l.Start + int64(k)
