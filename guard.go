@@ -101,6 +101,10 @@ func New(cfg Config) (*Guard, error) {
 	if g.cfg.Threshold <= 0 {
 		g.cfg.Threshold = g.cfg.Budget
 	}
+	// Sizes derived from budgets (the bytes read to decide on pass-through)
+	// must not overflow: no budget exceeds recall.MaxBudget.
+	g.cfg.Budget = min(g.cfg.Budget, recall.MaxBudget)
+	g.cfg.Threshold = min(g.cfg.Threshold, recall.MaxBudget)
 	if g.cfg.HardCap <= 0 {
 		g.cfg.HardCap = DefaultHardCap
 	}
