@@ -383,10 +383,9 @@ func continuation(gs []gap) recall.Request {
 	}
 	spans := make([]recall.Span, len(gs))
 	for i, g := range gs {
-		switch {
-		case byBytes:
+		if byBytes {
 			spans[i] = recall.Span{From: g.from, To: g.to}
-		default:
+		} else {
 			spans[i] = *g.req.Lines
 		}
 	}

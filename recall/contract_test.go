@@ -225,3 +225,25 @@ func mustOpen(t *testing.T, st store.Store, ref store.Ref) store.Object {
 	t.Cleanup(func() { obj.Close() })
 	return obj
 }
+
+// Item: storing the same bytes again with another kind must not break the
+// reads an earlier view of them named (project --kind text < f, then
+// --kind binary < f, then the first view's next read).
+func TestStoringAgainAsBinaryKeepsTextReads(t *testing.T) {
+	st := testStore(t)
+	ctx := context.Background()
+	body := numbered(500)
+	var ref store.Ref
+	for _, kind := range []string{"text", "binary"} {
+		info, err := st.Put(ctx, bytes.NewReader(body), store.Meta{Kind: kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref = info.Ref
+	}
+	for _, r := range []Request{{Ref: ref}, {Ref: ref, Lines: &Span{41, 240}}, {Ref: ref, Grep: &GrepSpec{Pattern: "row 4"}}} {
+		if _, err := Read(ctx, st, r, Options{}); err != nil {
+			t.Errorf("%q after the bytes were stored again as binary: %v", r.Argv(), err)
+		}
+	}
+}

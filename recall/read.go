@@ -319,18 +319,14 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 		if err != nil {
 			return Page{}, err
 		}
+		// What lies between this range and the last one shown is named
+		// before the range's first line, if that line fits.
+		gap, gapCost := "", 0
 		if len(shown) > 0 {
-			// Name what lies between this range and the last one shown.
-			gap, err := w.skipped(shown[len(shown)-1].to, pos)
-			if err != nil {
+			if gap, err = w.skipped(shown[len(shown)-1].to, pos); err != nil {
 				return Page{}, err
 			}
-			n := w.opts.Counter.Count(gap) + 1
-			if used+n > room {
-				break
-			}
-			body.WriteString(gap + "\n")
-			used += n
+			gapCost = w.opts.Counter.Count(gap) + 1
 		}
 		part := shownPart{from: pos, to: pos, first: line, last: line - 1}
 		for pos < r.end {
@@ -349,8 +345,12 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 				l.Cut = false
 			}
 			text := w.render(l.Text, line, width, false)
-			n := w.opts.Counter.Count(text) + 1
+			n := w.opts.Counter.Count(text) + 1 + gapCost
 			if used+n <= room && !l.Cut {
+				if gap != "" {
+					body.WriteString(gap + "\n")
+					gap, gapCost = "", 0
+				}
 				body.WriteString(text)
 				body.WriteByte('\n')
 				used += n
