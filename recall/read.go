@@ -245,17 +245,73 @@ func (w *pageWriter) byteRange(i int) (byteRange, error) {
 	if err != nil {
 		return byteRange{}, err
 	}
+	end, err := w.lineRangeEnd(i)
+	return byteRange{from, end}, err
+}
+
+// lineRangeEnd returns the offset just past line range i.
+func (w *pageWriter) lineRangeEnd(i int) (int64, error) {
+	last, err := w.lastLine(i)
+	if err != nil {
+		return 0, err
+	}
+	total, err := w.doc.Lines()
+	if err != nil || last >= total {
+		return w.doc.Size(), err
+	}
+	return w.doc.LineStart(last + 1)
+}
+
+// lastLine returns the last line of line range i.
+func (w *pageWriter) lastLine(i int) (int64, error) {
 	total, err := w.doc.Lines()
 	if err != nil {
-		return byteRange{}, err
+		return 0, err
 	}
-	end := size
-	if s.To != 0 && s.To < total {
-		if end, err = w.doc.LineStart(s.To + 1); err != nil {
-			return byteRange{}, err
+	if s := w.spans[i]; s.To != 0 && s.To < total {
+		return s.To, nil
+	}
+	return total, nil
+}
+
+// cursor is where a page is in range i: the offset pos, which starts line.
+// A range of lines ends after its last line, found by number, so that a
+// page never looks for the offset of a range's end (often in another
+// chunk of the result); a range of bytes ends at end.
+type cursor struct {
+	i         int
+	pos, line int64
+	lastLine  int64 // for lines
+	end       int64 // for bytes
+}
+
+// start returns the cursor at the start of range i.
+func (w *pageWriter) start(i int) (cursor, error) {
+	c := cursor{i: i}
+	if w.req.Bytes != nil {
+		r, err := w.byteRange(i)
+		if err != nil {
+			return c, err
 		}
+		c.pos, c.end = r.from, r.end
+		c.line, err = w.doc.LineAt(c.pos)
+		return c, err
 	}
-	return byteRange{from, end}, nil
+	var err error
+	c.line = w.spans[i].From
+	if c.pos, err = w.doc.LineStart(c.line); err != nil {
+		return c, err
+	}
+	c.lastLine, err = w.lastLine(i)
+	return c, err
+}
+
+// more reports whether the cursor is inside its range.
+func (w *pageWriter) more(c cursor) bool {
+	if w.req.Bytes != nil {
+		return c.pos < c.end
+	}
+	return c.line <= c.lastLine && c.pos < w.doc.Size()
 }
 
 // shownPart is a stretch of one range that a page shows.
@@ -298,53 +354,49 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 	used := 0
 	var shown []shownPart
 	maxLine := w.opts.Budget * 16 // bytes; a line can't take fewer than ~1 token per 16 bytes
-	ri := 0
-	r, err := w.byteRange(0)
+	c, err := w.start(0)
 	if err != nil {
 		return Page{}, err
 	}
-	pos := r.from
+	startPos := c.pos
 	full := false
-	for ri < len(w.spans) && !full {
-		if pos >= r.end {
-			if ri++; ri < len(w.spans) {
-				if r, err = w.byteRange(ri); err != nil {
-					return Page{}, err
-				}
-				pos = r.from
+	for c.i < len(w.spans) && !full {
+		if !w.more(c) {
+			if c.i+1 == len(w.spans) {
+				c.i++
+				break
+			}
+			if c, err = w.start(c.i + 1); err != nil {
+				return Page{}, err
 			}
 			continue
-		}
-		line, err := w.doc.LineAt(pos)
-		if err != nil {
-			return Page{}, err
 		}
 		// What lies between this range and the last one shown is named
 		// before the range's first line, if that line fits.
 		gap, gapCost := "", 0
 		if len(shown) > 0 {
-			if gap, err = w.skipped(shown[len(shown)-1].to, pos); err != nil {
+			if gap, err = w.skipped(shown[len(shown)-1].to, c.pos); err != nil {
 				return Page{}, err
 			}
 			gapCost = w.opts.Counter.Count(gap) + 1
 		}
-		part := shownPart{from: pos, to: pos, first: line, last: line - 1}
-		for pos < r.end {
+		part := shownPart{from: c.pos, to: c.pos, first: c.line, last: c.line - 1}
+		for w.more(c) {
 			if err := ctx.Err(); err != nil {
 				return Page{}, err
 			}
-			l, err := w.doc.ReadLine(pos, maxLine)
+			l, err := w.doc.ReadLine(c.pos, maxLine)
 			if err != nil {
 				return Page{}, err
 			}
-			if l.End > r.end { // a byte range that ends inside a line
-				l.End = r.end
-				if n := int(r.end - l.Start); n < len(l.Text) {
+			if w.req.Bytes != nil && l.End > c.end { // a byte range that ends inside a line
+				l.End = c.end
+				if n := int(c.end - l.Start); n < len(l.Text) {
 					l.Text = l.Text[:n]
 				}
 				l.Cut = false
 			}
-			text := w.render(l.Text, line, width, false)
+			text := w.render(l.Text, c.line, width, false)
 			n := w.opts.Counter.Count(text) + 1 + gapCost
 			if used+n <= room && !l.Cut {
 				if gap != "" {
@@ -354,9 +406,9 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 				body.WriteString(text)
 				body.WriteByte('\n')
 				used += n
-				pos = l.End
-				part.to, part.last = pos, line
-				line++
+				c.pos = l.End
+				part.to, part.last = c.pos, c.line
+				c.line++
 				continue
 			}
 			full = true
@@ -365,11 +417,11 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 			}
 			// The first line does not fit: show as much of it as fits and
 			// continue by bytes from there.
-			k := w.fitPrefix(l.Text, line, width, cutRoom)
-			body.WriteString(w.render(l.Text[:k], line, width, true))
+			k := w.fitPrefix(l.Text, c.line, width, cutRoom)
+			body.WriteString(w.render(l.Text[:k], c.line, width, true))
 			body.WriteString(" …\n")
-			pos = l.Start + int64(k)
-			part.to, part.last = pos, line
+			c.pos = l.Start + int64(k)
+			part.to, part.last = c.pos, c.line
 			w.bytes = true
 			break
 		}
@@ -377,7 +429,7 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 			shown = append(shown, part)
 		}
 	}
-	next, err := w.next(ri, r, pos)
+	next, err := w.next(c)
 	if err != nil {
 		return Page{}, err
 	}
@@ -387,11 +439,7 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 	out.WriteString(body.String())
 	out.WriteString(w.footer(next))
 	text := out.String()
-	first, err := w.byteRange(0)
-	if err != nil {
-		return Page{}, err
-	}
-	p := Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: first.from, To: first.from}
+	p := Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: startPos, To: startPos}
 	for _, s := range shown {
 		p.Shown = append(p.Shown, Span{From: s.from, To: s.to})
 	}
@@ -421,27 +469,27 @@ func (w *pageWriter) skipped(from, to int64) (string, error) {
 	return "[… lines " + textfmt.Int(a) + "-" + textfmt.Int(b) + " not asked for …]", nil
 }
 
-// next returns the read of what the page leaves unread: the rest of range
-// ri (r, in bytes) from pos, and the ranges after it. It counts lines unless
-// the request counted bytes or a line was cut.
-func (w *pageWriter) next(ri int, r byteRange, pos int64) (*Request, error) {
+// next returns the read of what the page leaves unread: the rest of the
+// cursor's range, and the ranges after it. It counts lines unless the
+// request counted bytes or a line was cut.
+func (w *pageWriter) next(c cursor) (*Request, error) {
 	var spans []Span
-	if ri < len(w.spans) && pos < r.end {
-		s := Span{From: pos, To: r.end}
-		if !w.bytes {
-			a, err := w.doc.LineAt(pos)
+	if c.i < len(w.spans) && w.more(c) {
+		switch {
+		case w.req.Bytes != nil:
+			spans = append(spans, Span{From: c.pos, To: c.end})
+		case w.bytes:
+			// A cut line: the rest of the range, by bytes.
+			end, err := w.lineRangeEnd(c.i)
 			if err != nil {
 				return nil, err
 			}
-			b, err := w.doc.LineAt(r.end - 1)
-			if err != nil {
-				return nil, err
-			}
-			s = Span{From: a, To: b}
+			spans = append(spans, Span{From: c.pos, To: end})
+		default:
+			spans = append(spans, Span{From: c.line, To: c.lastLine})
 		}
-		spans = append(spans, s)
 	}
-	for i := ri + 1; i < len(w.spans); i++ {
+	for i := c.i + 1; i < len(w.spans); i++ {
 		s := w.spans[i]
 		if w.bytes && w.req.Bytes == nil {
 			// A cut line turned a read of lines into one of bytes.
