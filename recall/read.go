@@ -192,7 +192,7 @@ type byteRange struct{ from, end int64 }
 // resolve returns the request's ranges, lines from 1 to the end when it
 // names none, after checking that each starts inside the result. Ranges are
 // turned into byte offsets only when a page reaches them (see
-// pageWriter.byteRange): a read of many ranges costs what a read of one does.
+// pageWriter.start): a read of many ranges costs what a read of one does.
 func resolve(doc *lines.Doc, req Request) ([]Span, error) {
 	size := doc.Size()
 	if req.Bytes != nil {
