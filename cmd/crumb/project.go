@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/jsonobj"
 	"github.com/crumb-dev/crumb/project"
 )
 
@@ -13,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "project",
 		summary: "print the view a model would see of a result read from stdin",
-		usage: `Usage: crumb project [--kind K] [--tool NAME] [--args JSON] [--exit-code N] [--budget TOKENS] [--json] < RESULT
+		usage: `Usage: crumb project [--kind K] [--tool NAME] [--args JSON] [--exit-code N] [--intent TEXT] [--budget TOKENS] [--json] < RESULT
 
 Reads a tool result from standard input, stores it exactly and prints the view
 a model would see: the result itself when it fits the budget, else a
@@ -21,7 +22,9 @@ projection whose header names the ref, what is shown, what is omitted and the
 exact read that shows the rest (one read of every omitted range, such as
 "crumb read REF --lines 10:14,19:44,73:14716"; its pages carry the ranges
 still unread). The view is printed byte for byte as the model gets it, with
-no newline added: it is the "view" of --json.
+no newline added: it is the "view" of --json. --intent says what the agent
+is looking for: it is the call's "intent" argument (set in --args, it is
+replaced), by which the projectors rank what they show.
 
 Kinds: text, file, dir, command, json, mcp, binary (default: detected).
 
@@ -40,6 +43,7 @@ func runProject(e *env, args []string) error {
 	tool := fs.String("tool", "", "`NAME` of the tool that produced the result")
 	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
 	exitCode := fs.String("exit-code", "", "the command's exit status `N`, for command results")
+	intent := fs.String("intent", "", "what the agent is looking for, as `TEXT`: the call's \"intent\" argument")
 	budget := fs.Int("budget", crumb.DefaultBudget, "most `TOKENS` the view may take")
 	threshold := fs.Int("threshold", 0, "most `TOKENS` a result may have and pass through untouched (default: the budget)")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
@@ -61,6 +65,17 @@ func runProject(e *env, args []string) error {
 			return usagef(c.name, "--args is not valid JSON")
 		}
 		res.Args = json.RawMessage(*argsJSON)
+	}
+	if *intent != "" {
+		obj := &jsonobj.Object{}
+		if res.Args != nil {
+			var err error
+			if obj, err = jsonobj.Parse(res.Args); err != nil {
+				return usagef(c.name, "--intent needs --args to be a JSON object")
+			}
+		}
+		obj.Set("intent", jsonobj.Marshal(*intent))
+		res.Args = obj.Bytes()
 	}
 	if *exitCode != "" {
 		n, err := strconv.Atoi(*exitCode)

@@ -30,6 +30,10 @@ type stats struct {
 	SavedTokens int64  `json:"saved_tokens"`
 	EstimatedIn int    `json:"estimated,omitempty"`
 	StorePath   string `json:"store"`
+	// Leftovers are files that hold no readable result (interrupted or
+	// running writes, expired or damaged results) but take space.
+	Leftovers     int   `json:"leftovers"`
+	LeftoverBytes int64 `json:"leftover_bytes"`
 }
 
 func runStats(e *env, args []string) error {
@@ -45,7 +49,11 @@ func runStats(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := stats{StorePath: d.Path()}
+	u, err := d.Usage(e.ctx)
+	if err != nil {
+		return err
+	}
+	s := stats{StorePath: d.Path(), Leftovers: u.Leftovers, LeftoverBytes: u.LeftoverBytes}
 	for _, in := range infos {
 		s.Results++
 		s.Bytes += in.Size
@@ -69,6 +77,10 @@ func runStats(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "store:               %s\n", s.StorePath)
 	fmt.Fprintf(e.stdout, "results kept:        %s (%s)\n", textfmt.Int(int64(s.Results)), textfmt.Size(s.Bytes))
+	if s.Leftovers > 0 {
+		fmt.Fprintf(e.stdout, "leftovers:           %s (%s), counted against the size cap until 'crumb gc' removes them\n",
+			textfmt.Plural(int64(s.Leftovers), "file"), textfmt.Size(s.LeftoverBytes))
+	}
 	fmt.Fprintf(e.stdout, "projected:           %s (their views: %s tokens)\n", textfmt.Int(int64(s.Projected)), textfmt.Int(s.ViewTokens))
 	est := ""
 	if s.EstimatedIn > 0 {
