@@ -220,7 +220,10 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 	st := p.guard.Store()
 	opts := recall.Options{Budget: p.budget, Hint: p.hint, Line: crumb.LineRenderer(ctx, st)}
 	read := req.Grep == nil && req.Pointer == nil && req.Query == ""
-	if read && name == p.names.Read && wantsBlob(args) {
+	// recall reads a named range as text whatever it holds (views name
+	// such reads for what they show as lines); a byte range of binary
+	// content comes back here as blobs, as its pages continue.
+	if read && name == p.names.Read && (wantsBlob(args) || req.Bytes != nil && binaryContent(ctx, st, req)) {
 		return p.readBinary(ctx, st, req)
 	}
 	page, err := recall.Read(ctx, st, req, opts)
@@ -231,6 +234,19 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 		return nil, p.toolError(req, err)
 	}
 	return []json.RawMessage{textContent(page.Text)}, nil
+}
+
+// binaryContent reports whether the result a request names sniffs as
+// binary; false when it cannot be opened (the read says why).
+func binaryContent(ctx context.Context, st store.Store, req recall.Request) bool {
+	obj, err := recall.Open(ctx, st, req)
+	if err != nil {
+		return false
+	}
+	defer obj.Close()
+	head := make([]byte, min(obj.Size(), sniff.Len))
+	n, _ := obj.ReadAt(head, 0)
+	return sniff.IsBinary(head[:n])
 }
 
 // wantsBlob reports whether crumb_read's arguments ask for a blob.
@@ -421,15 +437,16 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 			return req, fmt.Errorf("%w: give \"lines\" or \"bytes\", not both", recall.ErrBadRequest)
 		}
 		for _, r := range []struct {
+			name  string
 			s     *span
 			bytes bool
-		}{{a.Lines, false}, {a.Bytes, true}} {
+		}{{"lines", a.Lines, false}, {"bytes", a.Bytes, true}} {
 			if r.s == nil || *r.s == "" {
 				continue
 			}
 			rs, err := recall.ParseRanges(string(*r.s))
 			if err != nil {
-				return req, err
+				return req, fmt.Errorf("%q: %w", r.name, err)
 			}
 			req.SetRanges(r.bytes, rs)
 		}
