@@ -42,6 +42,18 @@ type Options struct {
 	// The Guard and the MCP proxy use it to replace embedded base64 blobs
 	// with references.
 	Line LineFunc
+	// NoPageTokens leaves Page.Tokens at zero, for a caller that does not
+	// report it: a page that plainly fits its budget is then built without
+	// running the counter at all.
+	NoPageTokens bool
+}
+
+// pageTokens returns Page.Tokens of a page with text.
+func (o Options) pageTokens(text string) int {
+	if o.NoPageTokens {
+		return 0
+	}
+	return o.Counter.Count(text)
 }
 
 // LineFunc renders one line of a result for a view. fragment reports that
@@ -91,7 +103,8 @@ type Page struct {
 	Text string `json:"page"`
 	// Next reads what follows; nil at the end.
 	Next *Request `json:"next,omitempty"`
-	// Tokens is the o200k_base (or the Counter's) token count of Text.
+	// Tokens is the o200k_base (or the Counter's) token count of Text;
+	// zero with Options.NoPageTokens.
 	Tokens int `json:"tokens"`
 	// From and To are the byte offsets of the content shown, To exclusive:
 	// from the first byte shown to the last.
@@ -336,22 +349,25 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 		all[i] = shownPart{from: size, to: size, first: total, last: total + 1}
 		inLines[i], inBytes[i] = Span{From: total, To: total + 1}, Span{From: size, To: size + 1}
 	}
-	footerCost := func(bytes bool, spans []Span) int {
+	footer := func(bytes bool, spans []Span) string {
 		r := Request{Ref: w.req.Ref, Rev: w.req.Rev}
 		r.SetRanges(bytes, spans)
-		return w.opts.Counter.Count(w.footer(&r))
+		return w.footer(&r)
 	}
-	byBytes := footerCost(true, inBytes)
-	byLines := byBytes
-	if !w.bytes {
-		byLines = footerCost(false, inLines)
+	longest := footer(w.bytes, inLines)
+	if w.bytes {
+		longest = footer(true, inBytes)
 	}
-	room := w.opts.Budget - w.opts.Counter.Count(w.header(all, total)) - byLines - 4
-	cutRoom := room - (byBytes - byLines)
+	fit := newFitter(w.opts.Counter, w.opts.Budget, 4, w.header(all, total), longest)
+	// cutRoom is the room for a line cut in a read of lines, whose next
+	// read then counts bytes; counted only then.
+	cutRoom := func() int {
+		return fit.room() - max(0, w.opts.Counter.Count(footer(true, inBytes))-w.opts.Counter.Count(longest))
+	}
 	width := len(textfmt.Int(total))
 
 	var body strings.Builder
-	used := 0
+	used := false // something is on the page
 	var shown []shownPart
 	maxLine := w.opts.Budget * 16 // bytes; a line can't take fewer than ~1 token per 16 bytes
 	c, err := w.start(0)
@@ -373,12 +389,12 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 		}
 		// What lies between this range and the last one shown is named
 		// before the range's first line, if that line fits.
-		gap, gapCost := "", 0
+		gap := ""
 		if len(shown) > 0 {
 			if gap, err = w.skipped(shown[len(shown)-1].to, c.pos); err != nil {
 				return Page{}, err
 			}
-			gapCost = w.opts.Counter.Count(gap) + 1
+			gap += "\n"
 		}
 		part := shownPart{from: c.pos, to: c.pos, first: c.line, last: c.line - 1}
 		for w.more(c) {
@@ -397,27 +413,24 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 				l.Cut = false
 			}
 			text := w.render(l.Text, c.line, width, false)
-			n := w.opts.Counter.Count(text) + 1 + gapCost
-			if used+n <= room && !l.Cut {
-				if gap != "" {
-					body.WriteString(gap + "\n")
-					gap, gapCost = "", 0
-				}
+			if !l.Cut && fit.try(gap+text, 1) {
+				body.WriteString(gap)
+				gap = ""
 				body.WriteString(text)
 				body.WriteByte('\n')
-				used += n
+				used = true
 				c.pos = l.End
 				part.to, part.last = c.pos, c.line
 				c.line++
 				continue
 			}
 			full = true
-			if used > 0 {
+			if used {
 				break
 			}
 			// The first line does not fit: show as much of it as fits and
 			// continue by bytes from there.
-			k := w.fitPrefix(l.Text, c.line, width, cutRoom)
+			k := w.fitPrefix(l.Text, c.line, width, cutRoom())
 			body.WriteString(w.render(l.Text[:k], c.line, width, true))
 			body.WriteString(" …\n")
 			c.pos = l.Start + int64(k)
@@ -439,7 +452,7 @@ func (w *pageWriter) page(ctx context.Context) (Page, error) {
 	out.WriteString(body.String())
 	out.WriteString(w.footer(next))
 	text := out.String()
-	p := Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: startPos, To: startPos}
+	p := Page{Text: text, Next: next, Tokens: w.opts.pageTokens(text), From: startPos, To: startPos}
 	for _, s := range shown {
 		p.Shown = append(p.Shown, Span{From: s.from, To: s.to})
 	}
