@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/crumb-dev/crumb"
 
+	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 )
@@ -133,10 +134,7 @@ func runRead(e *env, args []string) error {
 // printPage prints a page of a read or a search, as text or JSON.
 func printPage(e *env, p recall.Page, asJSON bool) error {
 	if asJSON {
-		return writeJSON(e.stdout, struct {
-			Page string          `json:"page"`
-			Next *recall.Request `json:"next,omitempty"`
-		}{p.Text, p.Next})
+		return writeJSON(e.stdout, wire.PageOf(p, nil))
 	}
 	return writeText(e.stdout, p.Text)
 }

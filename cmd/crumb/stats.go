@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/internal/wire"
 )
 
 func init() {
@@ -19,21 +19,6 @@ a model's context (the result's size less its view's). Token counts of large
 results are estimates; the figures cover the results still stored.`,
 		run: runStats,
 	})
-}
-
-type stats struct {
-	Results     int    `json:"results"`
-	Bytes       int64  `json:"bytes"`
-	Projected   int    `json:"projected"`
-	ViewTokens  int64  `json:"view_tokens"`
-	SavedBytes  int64  `json:"saved_bytes"`
-	SavedTokens int64  `json:"saved_tokens"`
-	EstimatedIn int    `json:"estimated,omitempty"`
-	StorePath   string `json:"store"`
-	// Leftovers are files that hold no readable result (interrupted or
-	// running writes, expired or damaged results) but take space.
-	Leftovers     int   `json:"leftovers"`
-	LeftoverBytes int64 `json:"leftover_bytes"`
 }
 
 func runStats(e *env, args []string) error {
@@ -53,25 +38,8 @@ func runStats(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := stats{StorePath: d.Path(), Leftovers: u.Leftovers, LeftoverBytes: u.LeftoverBytes}
-	for _, in := range infos {
-		s.Results++
-		s.Bytes += in.Size
-		vt, err1 := strconv.ParseInt(in.Attrs["view_tokens"], 10, 64)
-		vb, err2 := strconv.ParseInt(in.Attrs["view_bytes"], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		s.Projected++
-		s.ViewTokens += vt
-		s.SavedBytes += max(0, in.Size-vb)
-		if t, err := strconv.ParseInt(in.Attrs["tokens"], 10, 64); err == nil {
-			s.SavedTokens += max(0, t-vt)
-			if in.Attrs["tokens_by"] == "estimate" {
-				s.EstimatedIn++
-			}
-		}
-	}
+	s := wire.Stats{StorePath: d.Path(), Leftovers: u.Leftovers, LeftoverBytes: u.LeftoverBytes}
+	s.Add(infos)
 	if *asJSON {
 		return writeJSON(e.stdout, s)
 	}
