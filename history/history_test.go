@@ -415,8 +415,10 @@ func TestStablePrefix(t *testing.T) {
 				}
 				prev, prevRes = cur, res
 			}
-			if steps == 0 || kept < 3*steps {
-				t.Errorf("%d requests kept the previous one as prefix, %d were compaction steps: want steps to be rare", kept, steps)
+			// Old turns step every FoldStep turns; folds mostly come with
+			// them, and a fold or a last resort between steps adds one.
+			if steps == 0 || kept <= steps {
+				t.Errorf("%d requests kept the previous one as prefix, %d were compaction steps: want most requests to extend the previous one", kept, steps)
 			}
 			t.Logf("%s: %d of %d successive requests extend the previous one; %d compaction steps", f, kept, kept+steps, steps)
 		})
