@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"strconv"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/project"
@@ -36,9 +35,9 @@ func runProject(e *env, args []string) error {
 	kind := fs.String("kind", "", "kind of result: text, file, dir, command, json, mcp or binary (default: detect)")
 	tool := fs.String("tool", "", "`NAME` of the tool that produced the result")
 	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
-	exitCode := fs.String("exit-code", "", "the command's exit status `N`, for command results")
-	budget := fs.Int("budget", crumb.DefaultBudget, "most `TOKENS` the view may take")
-	threshold := fs.Int("threshold", 0, "most `TOKENS` a result may have and pass through untouched (default: the budget)")
+	exitCode := optionalIntFlag(fs, "exit-code", 0, maxExitCode, "exit status", "the command's exit status `N`, for command results")
+	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
+	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass through untouched (default: the budget)")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
 	storeDir := storeFlag(fs)
 	pos, err := parse(e, c, fs, args)
@@ -59,16 +58,7 @@ func runProject(e *env, args []string) error {
 		}
 		res.Args = json.RawMessage(*argsJSON)
 	}
-	if *exitCode != "" {
-		n, err := strconv.Atoi(*exitCode)
-		if err != nil {
-			return usagef(c.name, "--exit-code wants a whole number, got %q", *exitCode)
-		}
-		res.ExitCode = &n
-	}
-	if *budget <= 0 {
-		return usagef(c.name, "--budget must be positive")
-	}
+	res.ExitCode = exitCode()
 	d, err := openStore(e, *storeDir)
 	if err != nil {
 		return err

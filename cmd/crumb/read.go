@@ -53,7 +53,7 @@ func runRead(e *env, args []string) error {
 	jqArg := fs.String("jq", "", "select with a jq `EXPR` from a JSON result")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX` (continuations carry it)")
 	all := fs.Bool("all", false, "write the exact stored bytes and nothing else")
-	budget := fs.Int("budget", recall.DefaultBudget, "most `TOKENS` the page may take")
+	budget := budgetFlag(fs, recall.DefaultBudget, "most `TOKENS` the page may take")
 	numbers := fs.Bool("n", false, "number the lines")
 	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")
 	storeDir := storeFlag(fs)

@@ -88,9 +88,9 @@ var progressEvery = 100 * time.Millisecond
 func runRun(e *env, args []string) error {
 	c := commands["run"]
 	fs := newFlags(e, c)
-	budget := fs.Int("budget", crumb.DefaultBudget, "most `TOKENS` the view may take")
-	timeout := fs.Duration("timeout", 0, "end the command after `D` (10s, 5m, 1h30m); 0 means never")
-	grace := fs.Duration("grace", 5*time.Second, "after --timeout or an interrupt, wait `D` between SIGTERM and SIGKILL")
+	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
+	timeout := durationFlag(fs, "timeout", 0, 0, maxTimeout, "end the command after `D` (10s, 5m, 1h30m); 0 means never")
+	grace := durationFlag(fs, "grace", 5*time.Second, 0, maxTimeout, "after --timeout or an interrupt, wait `D` between SIGTERM and SIGKILL")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\", \"exit\"} as JSON")
 	storeDir := storeFlag(fs)
 	// Flags end at the command: "crumb run go test -v ./..." leaves -v to go.
@@ -99,17 +99,11 @@ func runRun(e *env, args []string) error {
 			printHelp(e.stdout, c, fs)
 			return flag.ErrHelp
 		}
-		return usagef(c.name, "%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+		return flagError(c, err)
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {
 		return usagef(c.name, "no command to run (crumb run -- CMD ARGS...)")
-	}
-	if *budget <= 0 {
-		return usagef(c.name, "--budget must be positive")
-	}
-	if *timeout < 0 || *grace < 0 {
-		return usagef(c.name, "--timeout and --grace cannot be negative")
 	}
 	d, err := openStore(e, *storeDir)
 	if err != nil {
