@@ -37,6 +37,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// prog is how continuations name crumb: "crumb" when PATH finds this
+	// binary, else its absolute path.
+	prog string
 }
 
 // usageError is a mistake in how a command was called; it exits with 2.
@@ -106,7 +109,7 @@ func mainHelp(w io.Writer) {
 
 // run runs the command line and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, prog: selfName()}
 	if len(args) == 0 {
 		mainHelp(stderr)
 		return 2

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,6 +23,13 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
+			// CRUMB_BIN is the crumb that "exec crumb" runs, for scripts
+			// that run it by its absolute path.
+			bin, err := exec.LookPath("crumb")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CRUMB_BIN", bin)
 			env.Setenv("CRUMB_STORE", env.WorkDir+"/.store")
 			env.Setenv("CRUMB_GC", "off")
 			return nil

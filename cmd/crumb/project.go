@@ -64,7 +64,7 @@ func runProject(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Threshold: *threshold})
+	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Threshold: *threshold, Hint: e.hint()})
 	if err != nil {
 		return err
 	}

@@ -110,7 +110,7 @@ func runRun(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget})
+	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Hint: e.hint()})
 	if err != nil {
 		return err
 	}
