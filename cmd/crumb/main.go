@@ -10,10 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 )
 
 // command is one verb of the command line.
@@ -145,6 +143,13 @@ func report(e *env, c *command, err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	// Whatever failed once a signal stopped the command failed because of
+	// it: say so, and exit as the signal asks.
+	var st *stopped
+	if errors.As(context.Cause(e.ctx), &st) {
+		fmt.Fprintf(e.stderr, "crumb %s: %s\n", c.name, st)
+		return st.code()
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(e.stderr, "crumb %s: error: %s\n", c.name, ue.msg)
@@ -162,7 +167,7 @@ func report(e *env, c *command, err error) int {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"testing"
@@ -12,7 +11,7 @@ import (
 // TestMain lets the test binary act as the crumb command inside scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"crumb": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) },
+		"crumb": main,
 	})
 }
 

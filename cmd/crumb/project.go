@@ -51,7 +51,7 @@ func runProject(e *env, args []string) error {
 	if err != nil {
 		return usagef(c.name, "%v", err)
 	}
-	res := crumb.Result{Tool: *tool, Kind: k, Reader: e.stdin}
+	res := crumb.Result{Tool: *tool, Kind: k, Reader: readerFor(e)}
 	if *argsJSON != "" {
 		if !json.Valid([]byte(*argsJSON)) {
 			return usagef(c.name, "--args is not valid JSON")
