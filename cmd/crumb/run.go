@@ -220,7 +220,7 @@ type running struct {
 	timeout     time.Duration // --timeout, 0 for none
 	mu          sync.Mutex
 	timedOut    bool
-	termAt      time.Time // when the timeout sent SIGTERM
+	termAt      time.Time      // when the timeout sent SIGTERM
 	interrupted syscall.Signal // the signal crumb was sent, if any
 	stuck       bool           // stopped reading after exit with the pipe still open
 	exitCode    *int
