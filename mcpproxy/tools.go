@@ -200,6 +200,10 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 	if err != nil {
 		return "", err
 	}
+	// What is read back counts against the savings crumb stats reports.
+	if err := recall.Charge(ctx, st, req.Ref, page.Tokens); err != nil {
+		p.log.Warn("crumb mcp: counting a page read back", "ref", string(req.Ref), "err", err)
+	}
 	return page.Text, nil
 }
 

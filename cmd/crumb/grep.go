@@ -68,5 +68,5 @@ func runGrep(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printPage(e, page, *asJSON)
+	return printPage(e, d, ref, page, *asJSON)
 }

@@ -116,16 +116,27 @@ func runRead(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printPage(e, page, *asJSON)
+	return printPage(e, d, ref, page, *asJSON)
 }
 
-// printPage prints a page of a read or a search, as text or JSON.
-func printPage(e *env, p recall.Page, asJSON bool) error {
+// printPage prints a page of a read or a search of ref, as text or JSON,
+// and charges it against the result's savings (crumb stats): what is read
+// back was not kept out of context after all.
+func printPage(e *env, st store.Store, ref store.Ref, p recall.Page, asJSON bool) error {
+	var err error
 	if asJSON {
-		return writeJSON(e.stdout, struct {
+		err = writeJSON(e.stdout, struct {
 			Page string          `json:"page"`
 			Next *recall.Request `json:"next,omitempty"`
 		}{p.Text, p.Next})
+	} else {
+		err = writeText(e.stdout, p.Text)
 	}
-	return writeText(e.stdout, p.Text)
+	if err != nil {
+		return err
+	}
+	if cerr := recall.Charge(e.ctx, st, ref, p.Tokens); cerr != nil {
+		fmt.Fprintf(e.stderr, "crumb: warning: %v\n", cerr)
+	}
+	return nil
 }

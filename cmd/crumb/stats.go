@@ -5,31 +5,52 @@ import (
 	"strconv"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
 )
 
 func init() {
 	register(&command{
 		name:    "stats",
-		summary: "show how much output crumb kept out of context",
+		summary: "show how much output crumb kept out of context, net of what was read back",
 		usage: `Usage: crumb stats [--json]
 
 Sums up the results in the store: how many are kept and their size, how many
-were projected, and the bytes and tokens of those results that did not enter
-a model's context (the result's size less its view's). Token counts of large
-results are estimates; the figures cover the results still stored.`,
+were projected, and the tokens those results kept out of a model's context:
+
+  kept out (gross)  each projected result's tokens less its first view's
+  read back         the tokens of every page, search and query read back
+                    since (crumb read, crumb grep, and the MCP proxy's
+                    crumb_read, crumb_search and crumb_query)
+  net               gross less read back: what stayed out of context
+
+Token counts of large results are estimates; the figures cover the results
+still stored. Writing a result out with 'crumb read REF --all' is not
+counted as read back: its bytes go where they are sent, not into a view.
+
+Examples:
+  crumb stats
+  crumb stats --json | jq .net_saved_tokens`,
 		run: runStats,
 	})
 }
 
 type stats struct {
-	Results     int    `json:"results"`
-	Bytes       int64  `json:"bytes"`
-	Projected   int    `json:"projected"`
-	ViewTokens  int64  `json:"view_tokens"`
-	SavedBytes  int64  `json:"saved_bytes"`
-	SavedTokens int64  `json:"saved_tokens"`
-	EstimatedIn int    `json:"estimated,omitempty"`
-	StorePath   string `json:"store"`
+	Results    int   `json:"results"`
+	Bytes      int64 `json:"bytes"`
+	Projected  int   `json:"projected"`
+	ViewTokens int64 `json:"view_tokens"`
+	SavedBytes int64 `json:"saved_bytes"`
+	// SavedTokens is the gross figure: the tokens of the projected
+	// results less those of their first views.
+	SavedTokens int64 `json:"saved_tokens"`
+	// Reads and ReadTokens count the pages read back and their tokens.
+	Reads      int64 `json:"reads"`
+	ReadTokens int64 `json:"read_tokens"`
+	// NetSavedTokens is SavedTokens less ReadTokens.
+	NetSavedTokens int64  `json:"net_saved_tokens"`
+	EstimatedIn    int    `json:"estimated,omitempty"`
+	StorePath      string `json:"store"`
 }
 
 func runStats(e *env, args []string) error {
@@ -45,10 +66,32 @@ func runStats(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := stats{StorePath: d.Path()}
+	s := sumStats(infos)
+	s.StorePath = d.Path()
+	if *asJSON {
+		return writeJSON(e.stdout, s)
+	}
+	fmt.Fprintf(e.stdout, "store:               %s\n", s.StorePath)
+	fmt.Fprintf(e.stdout, "results kept:        %s (%s)\n", textfmt.Int(int64(s.Results)), textfmt.Size(s.Bytes))
+	fmt.Fprintf(e.stdout, "projected:           %s (their views: %s tokens)\n", textfmt.Int(int64(s.Projected)), textfmt.Int(s.ViewTokens))
+	est := ""
+	if s.EstimatedIn > 0 {
+		est = fmt.Sprintf(" (estimated for %s)", textfmt.Plural(int64(s.EstimatedIn), "large result"))
+	}
+	fmt.Fprintf(e.stdout, "kept out (gross):    %s, %s tokens%s\n", textfmt.Size(s.SavedBytes), textfmt.Int(s.SavedTokens), est)
+	fmt.Fprintf(e.stdout, "read back:           %s, %s tokens\n", textfmt.Plural(s.Reads, "page"), textfmt.Int(s.ReadTokens))
+	fmt.Fprintf(e.stdout, "kept out (net):      %s tokens\n", textfmt.Int(s.NetSavedTokens))
+	return nil
+}
+
+// sumStats adds up the figures of the stored results.
+func sumStats(infos []store.Info) stats {
+	var s stats
 	for _, in := range infos {
 		s.Results++
 		s.Bytes += in.Size
+		s.Reads += attrInt(in, recall.AttrReads)
+		s.ReadTokens += attrInt(in, recall.AttrReadTokens)
 		vt, err1 := strconv.ParseInt(in.Attrs["view_tokens"], 10, 64)
 		vb, err2 := strconv.ParseInt(in.Attrs["view_bytes"], 10, 64)
 		if err1 != nil || err2 != nil {
@@ -64,16 +107,16 @@ func runStats(e *env, args []string) error {
 			}
 		}
 	}
-	if *asJSON {
-		return writeJSON(e.stdout, s)
+	s.NetSavedTokens = s.SavedTokens - s.ReadTokens
+	return s
+}
+
+// attrInt returns a whole-number attribute of a record, 0 when absent or
+// malformed (a record is data, and a bad figure must not count).
+func attrInt(in store.Info, key string) int64 {
+	n, err := strconv.ParseInt(in.Attrs[key], 10, 64)
+	if err != nil || n < 0 {
+		return 0
 	}
-	fmt.Fprintf(e.stdout, "store:               %s\n", s.StorePath)
-	fmt.Fprintf(e.stdout, "results kept:        %s (%s)\n", textfmt.Int(int64(s.Results)), textfmt.Size(s.Bytes))
-	fmt.Fprintf(e.stdout, "projected:           %s (their views: %s tokens)\n", textfmt.Int(int64(s.Projected)), textfmt.Int(s.ViewTokens))
-	est := ""
-	if s.EstimatedIn > 0 {
-		est = fmt.Sprintf(" (estimated for %s)", textfmt.Plural(int64(s.EstimatedIn), "large result"))
-	}
-	fmt.Fprintf(e.stdout, "kept out of context: %s, %s tokens%s\n", textfmt.Size(s.SavedBytes), textfmt.Int(s.SavedTokens), est)
-	return nil
+	return n
 }
