@@ -15,7 +15,12 @@ func init() {
 Removes results not used for 24 hours, then the least recently used ones
 until the store fits its size cap (1 GiB), and leftovers of interrupted
 writes. Other crumb commands start it in the background when it is due, so
-running it by hand is rarely needed. Only one collection runs at a time.`,
+running it by hand is rarely needed. Only one collection runs at a time.
+
+Examples:
+  crumb gc
+  crumb gc --json | jq .bytes_freed
+  crumb gc --store /tmp/crumb-store --quiet`,
 		run: runGC,
 	})
 }

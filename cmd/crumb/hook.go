@@ -21,7 +21,11 @@ background, commands that already run crumb, and commands that change the
 shell's state (cd, export, source, ...), which Claude Code keeps from one
 call to the next. It makes no permission decision.
 
-'crumb init --agent claude-code --write' installs it.`,
+'crumb init --agent claude-code --write' installs it.
+
+Examples:
+  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}' | crumb hook claude-code
+  crumb init --agent claude-code --write`,
 		run: runHook,
 	})
 }
