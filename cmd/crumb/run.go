@@ -310,8 +310,16 @@ func startCommand(e *env, argv []string, timeout, grace time.Duration) (*running
 				r.interrupt(s.(syscall.Signal), kill, grace)
 			case <-ctxDone:
 				// The caller's context ended: an interrupt, when no signal
-				// says which.
+				// says which. The signal that ended it, when crumb got one,
+				// has been passed on already or is about to be; it is not
+				// a second interrupt.
 				ctxDone = nil
+				r.mu.Lock()
+				passed := r.interrupted != 0
+				r.mu.Unlock()
+				if passed {
+					continue
+				}
 				select {
 				case s := <-sigs:
 					r.interrupt(s.(syscall.Signal), kill, grace)

@@ -419,3 +419,33 @@ func TestFee(t *testing.T) {
 		t.Errorf("the exit status is not first:\n%.200s", stdout)
 	}
 }
+
+// TestRunInterruptGrace sends one SIGINT to crumb run while the command
+// cleans up on SIGINT for longer than a moment: the command gets its
+// --grace to finish, and is not killed at once.
+func TestRunInterruptGrace(t *testing.T) {
+	needShell(t)
+	crumbBin, err := exec.LookPath("crumb")
+	if err != nil {
+		t.Skip("crumb is not on $PATH")
+	}
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	script := `trap 'sleep 1; echo cleaned up; exit 130' INT; echo working; touch ` + started + `; while :; do sleep 0.1; done`
+	cmd := exec.Command(crumbBin, "run", "--grace", "20s", "--", "sh", "-c", script)
+	cmd.Env = append(os.Environ(), "CRUMB_STORE="+dir, "CRUMB_GC=off")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return exists(started) })
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("crumb: %v, want exit status 130; stderr %s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "cleaned up") {
+		t.Errorf("the command was not let finish its cleanup; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}
