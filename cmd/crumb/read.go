@@ -18,9 +18,10 @@ func init() {
 
 Prints a page of a stored result within the budget: whole lines, a header
 that says which lines and bytes are shown, and a last line with the exact
-command that reads on ("[next: crumb read REF --lines 241:900]") or
-"[end of result]". Following those commands reads the whole result with no
-gap and no overlap.
+command that reads on ("[next: crumb read REF --lines 241:900]"), or
+"[end of the range asked for]" when the page showed all of the range asked
+for, or "[end of result]". Following those commands reads the whole result
+with no gap and no overlap.
 
 Lines are numbered from 1 and both ends are included (41:240); bytes are
 offsets from 0 with the end excluded (0:4096). An open end (41:) reads to the
