@@ -90,7 +90,7 @@ func projectCommand(ctx context.Context, in *Input) (Output, error) {
 
 // cmdScanSource runs the scan over the whole input, one chunk at a time.
 func cmdScanSource(ctx context.Context, in *Input) (*cmdScan, error) {
-	s := newCmdScan()
+	s := newCmdScan(intentOf(in.Args))
 	size := in.Source.Size()
 	buf := make([]byte, min(int64(store.ChunkSize), max(size, 1)))
 	for off := int64(0); off < size; {

@@ -101,7 +101,7 @@ func cmdScanInput(ctx context.Context, in *Input, doc *lines.Doc) (*cmdScan, *cm
 		s, err := cmdScanSource(ctx, in)
 		return s, nil, err
 	}
-	c := &cmdSampler{s: newCmdScan(), src: in.Source, doc: doc, size: in.Source.Size()}
+	c := &cmdSampler{s: newCmdScan(intentOf(in.Args)), src: in.Source, doc: doc, size: in.Source.Size()}
 	c.buf = make([]byte, min(int64(store.ChunkSize), c.size))
 	info := &cmdSampled{}
 	var done int64 // where the last span's reading stopped

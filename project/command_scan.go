@@ -150,10 +150,14 @@ type cmdScan struct {
 	cur    cmdRun
 	runs   cmdRunHeap
 	closed bool
+
+	intent []cmdIntentWord // the call's intent, whose words rank lines (see cmdIntentMatch)
 }
 
-func newCmdScan() *cmdScan {
-	return &cmdScan{line: 1, tmpl: make(map[uint64]uint8), partBuf: make([]byte, 0, cmdClassifyBytes)}
+// newCmdScan starts a scan; lines that hold the intent's words are
+// evidence too.
+func newCmdScan(intent string) *cmdScan {
+	return &cmdScan{line: 1, tmpl: make(map[uint64]uint8), partBuf: make([]byte, 0, cmdClassifyBytes), intent: cmdIntentWords(intent)}
 }
 
 // Write scans p, which continues what was written before. It never fails.
@@ -237,9 +241,12 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 	}
 	m := cmdClassify(text[k:], k)
 	if m.fam == famNone {
-		return
+		if m = cmdIntentMatch(text[k:], s.intent); m.score == 0 {
+			return
+		}
+	} else {
+		s.counts[m.fam]++
 	}
-	s.counts[m.fam]++
 	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before}
 	if len(s.ev) == cmdMaxEvidence && !ev.better(s.ev[0]) {
 		return

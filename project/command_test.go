@@ -384,7 +384,7 @@ func TestCommandScanSplits(t *testing.T) {
 	}
 	b = append(b, "last line without a newline: panic: at the end"...)
 	scan := func(step int) *cmdScan {
-		s := newCmdScan()
+		s := newCmdScan("")
 		for off := 0; off < len(b); off += step {
 			s.Write(b[off:min(len(b), off+step)])
 		}

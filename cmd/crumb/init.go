@@ -29,8 +29,15 @@ Files:
   claude-code  ~/.claude.json (your servers and each project's local ones),
                ~/.claude/settings.json for the hook;
                with --project, ./.mcp.json and ./.claude/settings.json
-  codex        ~/.codex/config.toml ($CODEX_HOME/config.toml)
+  codex        ~/.codex/config.toml ($CODEX_HOME/config.toml);
+               with --project, ./.codex/config.toml (read in trusted projects)
   cursor       ~/.cursor/mcp.json; with --project, ./.cursor/mcp.json
+
+Your own files run crumb by its absolute path (desktop applications start
+without your PATH); a project's files, which a team shares, run "crumb" as
+each user's PATH finds it, and a new one is created readable by all (0644).
+Every file that will change is named before any does. The hook's rules are
+in docs/agents.md.
 
 Servers reached by URL are left as they are: crumb mcp --upstream URL can
 front them, but the agent's own sign-in would not pass through.
@@ -52,7 +59,7 @@ func runInit(e *env, args []string) error {
 	file := flags.String("file", "", "edit the MCP configuration `FILE` instead of the agent's default")
 	settings := flags.String("settings", "", "Claude Code settings `FILE` for the hook (default ~/.claude/settings.json)")
 	noHook := flags.Bool("no-hook", false, "do not add Claude Code's hook that runs shell commands through crumb run")
-	crumbPath := flags.String("crumb", "", "the crumb `PATH` the entries run (default: this program)")
+	crumbPath := flags.String("crumb", "", "the crumb `PATH` the entries run (default: this program; \"crumb\", found through PATH, with --project)")
 	configFile := flags.String("config", "", "make the entries run crumb mcp --config `FILE`")
 	pos, err := parse(e, c, flags, args)
 	if err != nil {
@@ -61,16 +68,33 @@ func runInit(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef(c.name, "unexpected argument %q", pos[0])
 	}
+	// A project's files are shared: they name crumb as every user's PATH
+	// finds it, not as this user installed it.
 	if *crumbPath == "" {
 		*crumbPath = selfPath()
+		if *project {
+			*crumbPath = "crumb"
+		}
 	}
 	opt := agentconfig.Options{Crumb: *crumbPath}
+	configNote := ""
 	if *configFile != "" {
 		abs, err := filepath.Abs(*configFile)
 		if err != nil {
 			return err
 		}
 		opt.Flags = []string{"--config", abs}
+		// In a project's files, a configuration inside the project is
+		// named relative to it (agents start servers there); one outside
+		// it is this user's.
+		if *project {
+			wd, _ := os.Getwd()
+			if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				opt.Flags[1] = rel
+			} else {
+				configNote = abs + " is outside the project: the others who share its files may not have it"
+			}
+		}
 	}
 	home := e.getenv("HOME")
 	if home == "" {
@@ -78,7 +102,7 @@ func runInit(e *env, args []string) error {
 			return err
 		}
 	}
-	var mcpFile, hookFile string
+	var mcpFile, hookFile, note string
 	var wrap func([]byte, agentconfig.Options) (*agentconfig.Result, error)
 	switch *agent {
 	case "claude-code":
@@ -99,6 +123,9 @@ func runInit(e *env, args []string) error {
 			dir = filepath.Join(home, ".codex")
 		}
 		mcpFile = filepath.Join(dir, "config.toml")
+		if *project {
+			mcpFile, note = filepath.Join(".codex", "config.toml"), "Codex reads a project's .codex/config.toml only when the project is trusted"
+		}
 		wrap = agentconfig.WrapCodexTOML
 	case "":
 		return usagef(c.name, "--agent is required: claude-code, codex or cursor")
@@ -121,10 +148,12 @@ func runInit(e *env, args []string) error {
 		return p
 	}
 	w := e.stdout
-	wrote := false
+	// Every file is read and every change worked out and printed before
+	// any file changes.
+	var changes []fileChange
 
-	data, err := os.ReadFile(mcpFile)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	data, err := readConfig(mcpFile)
+	if err != nil {
 		return err
 	}
 	res, err := wrap(data, opt)
@@ -132,6 +161,11 @@ func runInit(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", mcpFile, err)
 	}
 	fmt.Fprintf(w, "%s:\n", show(mcpFile))
+	for _, n := range []string{note, configNote} {
+		if n != "" {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
+	}
 	if len(res.Changes) == 0 {
 		fmt.Fprintf(w, "  no MCP servers configured\n")
 		fmt.Fprintf(w, "  add one in front of crumb with, for example:\n    %s\n", addExample(*agent, *crumbPath))
@@ -144,21 +178,16 @@ func runInit(e *env, args []string) error {
 		fmt.Fprintln(w, line)
 	}
 	if res.Changed() {
-		if *write {
-			if err := writeWithBackup(mcpFile, data, res.Data); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "  wrote %s (as it was: %s)\n", show(mcpFile), show(mcpFile+backupSuffix))
-			wrote = true
-		} else {
+		changes = append(changes, fileChange{path: mcpFile, old: data, data: res.Data, shared: *project})
+		if !*write {
 			fmt.Fprintf(w, "\n  the entries --write merges:\n%s\n", indent(string(res.Entries), "    "))
 		}
 	}
 
 	if hookFile != "" {
 		hookCmd := shellWord(*crumbPath) + " hook claude-code"
-		sdata, err := os.ReadFile(hookFile)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		sdata, err := readConfig(hookFile)
+		if err != nil {
 			return err
 		}
 		out, added, err := agentconfig.AddClaudeHook(sdata, hookCmd)
@@ -166,43 +195,79 @@ func runInit(e *env, args []string) error {
 			return fmt.Errorf("%s: %w", hookFile, err)
 		}
 		fmt.Fprintf(w, "\n%s:\n", show(hookFile))
+		if p, err := agentconfig.LoadPermissions([]agentconfig.SettingsFile{{Path: hookFile}}); err == nil && len(p.OtherHooks) > 0 {
+			fmt.Fprintf(w, "  note: another PreToolUse hook on Bash is here (%s); crumb's hook leaves every command alone while it is, since the two would race (docs/agents.md)\n", p.OtherHooks[0].Text)
+		}
 		switch {
 		case !added:
 			fmt.Fprintf(w, "  already   the PreToolUse hook that runs Bash commands through crumb run\n")
-		case *write:
-			if err := writeWithBackup(hookFile, sdata, out); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "  added     the PreToolUse hook that runs Bash commands through crumb run\n")
-			fmt.Fprintf(w, "  wrote %s", show(hookFile))
-			if sdata != nil {
-				fmt.Fprintf(w, " (as it was: %s)", show(hookFile+backupSuffix))
-			}
-			fmt.Fprintln(w)
-			wrote = true
 		default:
-			fmt.Fprintf(w, "  the PreToolUse hook --write adds to \"hooks\", which runs Bash commands through crumb run:\n%s\n",
-				indent(string(agentconfig.HookEntry(hookCmd)), "    "))
+			changes = append(changes, fileChange{path: hookFile, old: sdata, data: out, shared: *project})
+			fmt.Fprintf(w, "  add       the PreToolUse hook that runs Bash commands through crumb run\n")
+			if !*write {
+				fmt.Fprintf(w, "\n  the hook --write merges into the settings:\n%s\n", indent(string(agentconfig.HookSettings(hookCmd)), "    "))
+			}
 		}
 	}
-	switch {
-	case !*write && (res.Changed() || hookFile != ""):
-		fmt.Fprintf(w, "\nRun again with --write to merge these (a copy of each file is kept as FILE%s).\n", backupSuffix)
-	case wrote:
-		fmt.Fprintf(w, "\nRestart the agent (or reload its MCP servers) for the change to take effect.\n")
+	if len(changes) == 0 {
+		return nil
 	}
+	names := make([]string, len(changes))
+	for i, ch := range changes {
+		names[i] = show(ch.path)
+	}
+	if !*write {
+		fmt.Fprintf(w, "\nRun again with --write to change %s (a copy of each file is kept as FILE%s).\n", strings.Join(names, " and "), backupSuffix)
+		return nil
+	}
+	fmt.Fprintf(w, "\nChanging %s:\n", strings.Join(names, " and "))
+	for _, ch := range changes {
+		if err := ch.apply(); err != nil {
+			return err
+		}
+		if ch.old != nil {
+			fmt.Fprintf(w, "  wrote %s (as it was: %s)\n", show(ch.path), show(ch.path+backupSuffix))
+		} else {
+			fmt.Fprintf(w, "  created %s\n", show(ch.path))
+		}
+	}
+	fmt.Fprintf(w, "\nRestart the agent (or reload its MCP servers) for the change to take effect.\n")
 	return nil
 }
 
 const backupSuffix = ".crumb-backup"
 
-// writeWithBackup keeps old as FILE.crumb-backup (when the file existed),
-// then replaces the file with data atomically, keeping its mode.
-func writeWithBackup(name string, old, data []byte) error {
+// fileChange is a file crumb init will write.
+type fileChange struct {
+	path      string
+	old, data []byte // old is nil when the file does not exist yet
+	// shared marks a project's file, which a team shares (and commits): a
+	// new one is readable by all, as such files are (0644); a user's own
+	// new file is readable by the user alone (0600).
+	shared bool
+}
+
+// readConfig reads a configuration file; nil, without an error, when it
+// does not exist.
+func readConfig(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// apply keeps the file as it was as FILE.crumb-backup (when it existed),
+// then replaces it with the new data atomically, keeping its mode.
+func (ch fileChange) apply() error {
+	name := ch.path
 	mode := fs.FileMode(0o600)
+	if ch.shared {
+		mode = 0o644
+	}
 	if st, err := os.Stat(name); err == nil {
 		mode = st.Mode().Perm()
-		if err := os.WriteFile(name+backupSuffix, old, mode); err != nil {
+		if err := os.WriteFile(name+backupSuffix, ch.old, mode); err != nil {
 			return fmt.Errorf("keeping a backup of %s: %w", name, err)
 		}
 	} else if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
@@ -213,7 +278,7 @@ func writeWithBackup(name string, old, data []byte) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := tmp.Write(ch.data); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -231,8 +296,8 @@ func writeWithBackup(name string, old, data []byte) error {
 }
 
 // selfPath returns the path of this program, or "crumb" when it runs from a
-// temporary build (go run).
-func selfPath() string {
+// temporary build (go run). Tests replace it.
+var selfPath = func() string {
 	p, err := os.Executable()
 	if err != nil || strings.Contains(p, string(filepath.Separator)+"go-build") {
 		return "crumb"

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/jsonobj"
 	"github.com/crumb-dev/crumb/project"
 )
 
@@ -12,12 +13,14 @@ func init() {
 	register(&command{
 		name:    "project",
 		summary: "print the view a model would see of a result read from stdin",
-		usage: `Usage: crumb project [--kind K] [--tool NAME] [--args JSON] [--exit-code N] [--budget TOKENS] [--json] < RESULT
+		usage: `Usage: crumb project [--kind K] [--tool NAME] [--args JSON] [--exit-code N] [--intent TEXT] [--budget TOKENS] [--json] < RESULT
 
 Reads a tool result from standard input, stores it exactly and prints the view
 a model would see: the result itself when it fits the budget, else a
 projection whose header names the ref, what is shown, what is omitted and the
-exact read that shows the rest.
+exact read that shows the rest. --intent says what the agent is looking for:
+it is the call's "intent" argument (set in --args, it is replaced), by
+which the projectors rank what they show.
 
 Kinds: text, file, dir, command, json, mcp, binary (default: detected).
 
@@ -36,6 +39,7 @@ func runProject(e *env, args []string) error {
 	tool := fs.String("tool", "", "`NAME` of the tool that produced the result")
 	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
 	exitCode := optionalIntFlag(fs, "exit-code", 0, maxExitCode, "exit status", "the command's exit status `N`, for command results")
+	intent := fs.String("intent", "", "what the agent is looking for, as `TEXT`: the call's \"intent\" argument")
 	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
 	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass through untouched (default: the budget)")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
@@ -57,6 +61,17 @@ func runProject(e *env, args []string) error {
 			return usagef(c.name, "--args is not valid JSON")
 		}
 		res.Args = json.RawMessage(*argsJSON)
+	}
+	if *intent != "" {
+		obj := &jsonobj.Object{}
+		if res.Args != nil {
+			var err error
+			if obj, err = jsonobj.Parse(res.Args); err != nil {
+				return usagef(c.name, "--intent needs --args to be a JSON object")
+			}
+		}
+		obj.Set("intent", jsonobj.Marshal(*intent))
+		res.Args = obj.Bytes()
 	}
 	res.ExitCode = exitCode()
 	d, err := openStore(e, *storeDir)

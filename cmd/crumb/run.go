@@ -20,6 +20,7 @@ import (
 	"unsafe"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/jsonobj"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
 )
@@ -28,7 +29,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run a command; print the view of its output and exit with its status",
-		usage: `Usage: crumb run [--budget TOKENS] [--timeout D] [--json] [--store DIR] [--] CMD [ARGS...]
+		usage: `Usage: crumb run [--budget TOKENS] [--timeout D] [--intent TEXT] [--json] [--store DIR] [--] CMD [ARGS...]
 
 Runs CMD with its standard output and standard error on one pipe, in the
 order they were written, and its standard input inherited. When it ends,
@@ -46,7 +47,9 @@ after the status come the lines that explain it — compiler errors at
 file:line, failed tests and their messages, panics and tracebacks, the
 summary at the end — and every omitted stretch is named with the exact
 command that reads it back ("crumb read REF --lines 120:480"). Runs of
-near-identical lines are counted, not shown.
+near-identical lines are counted, not shown. --intent says what the agent
+is looking for ("did the store tests pass?"): lines that hold its words rank
+with the evidence.
 
 --timeout ends the command's whole process group: SIGTERM, then SIGKILL
 after --grace. The status gives the timeout asked for ("timed out after
@@ -98,6 +101,7 @@ func runRun(e *env, args []string) error {
 	timeout := durationFlag(fs, "timeout", 0, 0, maxTimeout, "end the command after `D` (10s, 5m, 1h30m); 0 means never")
 	grace := durationFlag(fs, "grace", 5*time.Second, 0, maxTimeout, "after --timeout or an interrupt, wait `D` between SIGTERM and SIGKILL")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\", \"exit\"} as JSON")
+	intent := fs.String("intent", "", "what the agent is looking for in the output, as `TEXT`; lines holding its words rank higher")
 	storeDir := storeFlag(fs)
 	// Flags end at the command: "crumb run go test -v ./..." leaves -v to go.
 	if err := fs.Parse(args); err != nil {
@@ -141,6 +145,9 @@ func runRun(e *env, args []string) error {
 		Reader:  r,
 		Command: argv,
 		Wait:    r.fill,
+	}
+	if *intent != "" {
+		res.Args = jsonobj.Marshal(map[string]string{"intent": *intent})
 	}
 	v, err := g.Project(context.WithoutCancel(e.ctx), res)
 	r.finish()

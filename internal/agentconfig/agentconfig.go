@@ -25,9 +25,11 @@ import (
 
 // Options say how entries are written.
 type Options struct {
-	// Crumb is the crumb command written into entries: an absolute path, so
-	// that agents started without the user's $PATH (desktop applications)
-	// find it.
+	// Crumb is the crumb command written into entries. In the user's own
+	// files it is an absolute path, so that agents started without the
+	// user's $PATH (desktop applications) find it; in files a team shares
+	// (a project's .mcp.json) it is "crumb", found through each user's
+	// PATH.
 	Crumb string
 	// Flags are flags of crumb mcp written before "--", such as
 	// ["--config", "/home/me/.config/crumb/crumb.toml"].
@@ -54,7 +56,8 @@ type Result struct {
 	// Changes says what happened to each server, in the order of the file.
 	Changes []Change
 	// Entries are the new entries of the servers wrapped, in the file's
-	// format, for showing before writing.
+	// format and nesting, for showing before writing: a document that can
+	// be pasted as it is.
 	Entries []byte
 }
 

@@ -132,8 +132,10 @@ func wrapServers(raw json.RawMessage, prefix string, opt Options) (json.RawMessa
 	return servers.Bytes(), changes, changed, nil
 }
 
-// entries returns the entries of the servers wrapped, as an indented JSON
-// object.
+// entries returns the entries of the servers wrapped as a JSON document
+// nested the way the file nests them ({"mcpServers": {...}} and, for
+// Claude Code's local scopes, {"projects": {"/path": {"mcpServers":
+// {...}}}}), so that it can be pasted as it is printed.
 func entries(data []byte, changes []Change) ([]byte, error) {
 	root, err := jsonobj.Parse(data)
 	if err != nil {
@@ -145,29 +147,46 @@ func entries(data []byte, changes []Change) ([]byte, error) {
 			wanted[c.Server] = true
 		}
 	}
-	out := &jsonobj.Object{}
-	add := func(raw json.RawMessage, prefix string) {
+	// pick returns {"mcpServers": ...} with the wrapped members of an
+	// mcpServers object, or nil when none is wrapped.
+	pick := func(raw json.RawMessage, prefix string) *jsonobj.Object {
 		servers, err := jsonobj.Parse(raw)
 		if err != nil {
-			return
+			return nil
 		}
+		picked := &jsonobj.Object{}
 		for _, m := range servers.Members {
 			if wanted[prefix+m.Key] {
-				out.Set(prefix+m.Key, m.Value)
+				picked.Set(m.Key, m.Value)
 			}
 		}
+		if len(picked.Members) == 0 {
+			return nil
+		}
+		out := &jsonobj.Object{}
+		out.Set("mcpServers", picked.Bytes())
+		return out
 	}
+	out := &jsonobj.Object{}
 	if raw, ok := root.Get("mcpServers"); ok {
-		add(raw, "")
+		if top := pick(raw, ""); top != nil {
+			out = top
+		}
 	}
 	if raw, ok := root.Get("projects"); ok {
 		if projects, err := jsonobj.Parse(raw); err == nil {
+			picked := &jsonobj.Object{}
 			for _, m := range projects.Members {
 				if proj, err := jsonobj.Parse(m.Value); err == nil {
 					if s, ok := proj.Get("mcpServers"); ok {
-						add(s, m.Key+": ")
+						if p := pick(s, m.Key+": "); p != nil {
+							picked.Set(m.Key, p.Bytes())
+						}
 					}
 				}
+			}
+			if len(picked.Members) > 0 {
+				out.Set("projects", picked.Bytes())
 			}
 		}
 	}
@@ -188,6 +207,17 @@ type hookCommand struct {
 // HookEntry returns the PreToolUse entry AddClaudeHook adds.
 func HookEntry(command string) json.RawMessage {
 	return jsonobj.Marshal(hookEntry{Matcher: "Bash", Hooks: []hookCommand{{Type: "command", Command: command}}})
+}
+
+// HookSettings returns the settings that hold only the hook AddClaudeHook
+// adds, indented: what a settings file without hooks would merge.
+func HookSettings(command string) []byte {
+	pre := &jsonobj.Object{}
+	pre.Set("PreToolUse", jsonobj.Marshal([]hookEntry{{Matcher: "Bash", Hooks: []hookCommand{{Type: "command", Command: command}}}}))
+	out := &jsonobj.Object{}
+	out.Set("hooks", pre.Bytes())
+	b, _ := out.Indent("", "  ")
+	return b
 }
 
 // AddClaudeHook adds to Claude Code's settings (~/.claude/settings.json or a
