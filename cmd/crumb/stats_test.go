@@ -11,7 +11,8 @@ import (
 )
 
 // TestStatsNetOfReadsBack checks that crumb stats charges every page read
-// back — by crumb read, crumb grep and the MCP proxy's crumb_read — against
+// back — by crumb read and grep, the MCP proxy's crumb_read and
+// crumb_search — against
 // what the first view kept out of context.
 func TestStatsNetOfReadsBack(t *testing.T) {
 	dir := t.TempDir()
@@ -53,27 +54,32 @@ func TestStatsNetOfReadsBack(t *testing.T) {
 	// A page read through the MCP proxy counts as well.
 	call, _ := mcpSession(t, "--store", dir)
 	call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
-	res := call("tools/call", `{"name":"crumb_read","arguments":{"ref":"`+view.Ref+`","lines":"1000:1100"}}`)
-	var tr struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
+	for _, params := range []string{
+		`{"name":"crumb_read","arguments":{"ref":"` + view.Ref + `","lines":"1000:1100"}}`,
+		`{"name":"crumb_search","arguments":{"ref":"` + view.Ref + `","pattern":"line 3[0-9]{3} "}}`,
+	} {
+		res := call("tools/call", params)
+		var tr struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			IsError bool `json:"isError"`
+		}
+		if err := json.Unmarshal(res["result"], &tr); err != nil || tr.IsError || len(tr.Content) != 1 {
+			t.Fatalf("%s: %v: %s", params, err, res["result"])
+		}
+		read += int64(counter.Count(tr.Content[0].Text))
 	}
-	if err := json.Unmarshal(res["result"], &tr); err != nil || tr.IsError || len(tr.Content) != 1 {
-		t.Fatalf("crumb_read: %v: %s", err, res["result"])
-	}
-	read += int64(counter.Count(tr.Content[0].Text))
 
 	after := readStats(t, dir)
-	if after.Reads != 4 || after.ReadTokens != read {
-		t.Errorf("stats after 4 reads of %d tokens: reads %d, read_tokens %d", read, after.Reads, after.ReadTokens)
+	if after.Reads != 5 || after.ReadTokens != read {
+		t.Errorf("stats after 5 reads of %d tokens: reads %d, read_tokens %d", read, after.Reads, after.ReadTokens)
 	}
 	if after.SavedTokens != before.SavedTokens || after.NetSavedTokens != before.SavedTokens-read {
 		t.Errorf("gross %d → %d, net %d; want gross unchanged and net %d", before.SavedTokens, after.SavedTokens, after.NetSavedTokens, before.SavedTokens-read)
 	}
 	code, out, _ = runCrumb(t, dir, nil, "stats")
-	for _, want := range []string{"kept out (gross):", "read back:           4 pages, ", fmt.Sprintf("kept out (net):      %s tokens", textfmt.Int(before.SavedTokens-read))} {
+	for _, want := range []string{"kept out (gross):", "read back:           5 pages, ", fmt.Sprintf("kept out (net):      %s tokens", textfmt.Int(before.SavedTokens-read))} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("crumb stats lacks %q:\n%s", want, out)
 		}
