@@ -518,20 +518,25 @@ func (r *running) summary() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := project.ExitSummary(r.exitCode, r.signal, r.timedOut, r.ranFor())
-	if took, ok := r.killTook(); ok && r.signal == signalName(syscall.SIGKILL) {
-		// It ignored SIGTERM: say how long ending it took.
+	if took, ok := r.termIgnored(); ok {
 		s += fmt.Sprintf("; it ignored SIGTERM and ended %s later", formatElapsed(took))
 	}
 	return s
 }
 
-// ignoredTerm reports whether the command timed out, ignored SIGTERM and
-// had to be killed.
+// termIgnored reports whether the command timed out, ignored SIGTERM and
+// had to be killed, and how long after SIGTERM it ended. r.mu is held.
+func (r *running) termIgnored() (time.Duration, bool) {
+	took, ok := r.killTook()
+	return took, ok && r.signal == signalName(syscall.SIGKILL)
+}
+
+// ignoredTerm is termIgnored for callers that do not hold r.mu.
 func (r *running) ignoredTerm() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, ok := r.killTook()
-	return ok && r.signal == signalName(syscall.SIGKILL)
+	_, ok := r.termIgnored()
+	return ok
 }
 
 func (r *running) exitInfo() runExit {
