@@ -7,6 +7,7 @@ import (
 
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 func init() {
@@ -136,7 +137,11 @@ func printPage(e *env, st store.Store, ref store.Ref, p recall.Page, asJSON bool
 	if err != nil {
 		return err
 	}
-	if cerr := recall.Charge(e.ctx, st, ref, p.Tokens); cerr != nil {
+	n := p.Tokens
+	if n == 0 && p.Text != "" {
+		n = tokens.O200k().Count(p.Text) // a page built without its count
+	}
+	if cerr := recall.Charge(e.ctx, st, ref, n); cerr != nil {
 		fmt.Fprintf(e.stderr, "crumb: warning: %v\n", cerr)
 	}
 	return nil
