@@ -68,19 +68,12 @@ func parseIntIn(s string, lo, hi int64, unit string) (int64, error) {
 	return n, nil
 }
 
-// intFlag defines an int flag that accepts only values within [lo, hi].
-func intFlag(fs *flag.FlagSet, name string, value, lo, hi int, unit, usage string) *int {
-	p := new(int)
+// intFlag defines a whole-number flag that accepts only values within
+// [lo, hi]; unit names what it counts, for errors.
+func intFlag[T number](fs *flag.FlagSet, name string, value, lo, hi T, unit, usage string) *T {
+	p := new(T)
 	*p = value
-	fs.Var(&intValue[int]{p: p, lo: lo, hi: hi, unit: unit}, name, usage)
-	return p
-}
-
-// int64Flag defines an int64 flag that accepts only values within [lo, hi].
-func int64Flag(fs *flag.FlagSet, name string, value, lo, hi int64, unit, usage string) *int64 {
-	p := new(int64)
-	*p = value
-	fs.Var(&intValue[int64]{p: p, lo: lo, hi: hi, unit: unit}, name, usage)
+	fs.Var(&intValue[T]{p: p, lo: lo, hi: hi, unit: unit}, name, usage)
 	return p
 }
 

@@ -33,7 +33,7 @@ func runGrep(e *env, args []string) error {
 	ignoreCase := fs.Bool("i", false, "ignore case")
 	context := intFlag(fs, "C", 0, 0, maxContext, "lines", "show `N` lines of context around each match")
 	maxMatches := intFlag(fs, "max", 0, 0, maxCount, "matches", "stop after `N` matches in all (default: no limit)")
-	from := int64Flag(fs, "from", 0, 0, maxCount, "lines", "start searching at `LINE`")
+	from := intFlag[int64](fs, "from", 0, 0, maxCount, "lines", "start searching at `LINE`")
 	skip := intFlag(fs, "skip", 0, 0, maxCount, "matches", "`N` matches earlier pages showed (continuations set it)")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX`")
 	budget := budgetFlag(fs, recall.DefaultBudget, "most `TOKENS` the page may take")
