@@ -24,20 +24,21 @@ import (
 // The end-to-end tests run real MCP servers from npm, which .ci/run
 // installs: CRUMB_MCP_NODE_DIR names the directory whose node_modules holds
 // them (default: .ci/node at the top of the repository). Without them they
-// skip, which go test shows only with -v: CRUMB_MCP_E2E=required (as .ci/run
-// sets it) makes a missing server or node a failure instead.
+// skip, which go test shows only with -v; when CRUMB_MCP_NODE_DIR is set, or
+// CRUMB_MCP_E2E=required (as .ci/run sets it), a missing server or node is a
+// failure instead.
 
 // npmServer returns the command line of an npm server's binary, or skips.
 func npmServer(t *testing.T, bin string) string {
 	t.Helper()
-	skipf := t.Skipf
-	if os.Getenv("CRUMB_MCP_E2E") == "required" {
-		skipf = t.Fatalf
-	}
 	if testing.Short() {
-		skipf("%s: end-to-end test with a real server; skipped in -short mode", bin)
+		t.Skipf("%s: end-to-end test with a real server; skipped in -short mode", bin)
 	}
 	dir := os.Getenv("CRUMB_MCP_NODE_DIR")
+	skipf := t.Skipf
+	if dir != "" || os.Getenv("CRUMB_MCP_E2E") == "required" {
+		skipf = t.Fatalf
+	}
 	if dir == "" {
 		dir = filepath.Join("..", ".ci", "node")
 	}
