@@ -19,7 +19,9 @@ func (s *stopped) Error() string { return "stopped by " + signalName(s.sig) }
 func (s *stopped) code() int { return exitSignalBase + int(s.sig) }
 
 // signalContext returns a context that ends, with a *stopped cause, when
-// the process receives SIGINT or SIGTERM.
+// the process receives SIGINT or SIGTERM. A second one has its default
+// effect, ending crumb at once, unless a command handles it itself (crumb
+// run passes it on to the command it runs).
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
@@ -27,6 +29,7 @@ func signalContext() (context.Context, func()) {
 	go func() {
 		select {
 		case s := <-sigs:
+			signal.Stop(sigs)
 			cancel(&stopped{sig: s.(syscall.Signal)})
 		case <-ctx.Done():
 		}
