@@ -7,41 +7,81 @@ import (
 	"io"
 )
 
-// Copy writes the whole of obj to w, one chunk at a time, and returns the
-// number of bytes written. The object verifies every chunk it reads against
-// its chunk digest, and Copy first checks that those digests hash to the
-// digest of the whole, so what reaches w is exactly what was stored; an
-// error part way leaves w with a prefix of it, which the caller must
-// discard. Memory use is one chunk whatever the size.
+// CopyVerifyFirst is the largest result [Copy] reads and verifies whole
+// before it writes a byte, so that a damaged result up to this size leaves
+// nothing in w.
+const CopyVerifyFirst = 16 << 20
+
+// Copy writes the whole of obj to w and returns the number of bytes written.
+// The object verifies every chunk it reads against its chunk digest, and Copy
+// first checks that those digests hash to the digest of the whole, so what
+// reaches w is exactly what was stored. A result of up to [CopyVerifyFirst]
+// bytes is read and verified whole before anything is written, so a damaged
+// one writes nothing; a larger one is written one verified chunk at a time
+// (memory stays at one chunk), and damage found part way returns an error
+// that says how much of the output was written and that it is incomplete:
+// the caller must discard it.
 func Copy(ctx context.Context, obj Object, w io.Writer) (int64, error) {
 	info := obj.Info()
 	size := obj.Size()
 	if err := checkList(info); err != nil {
 		return 0, brokenErr(info.Ref, err.Error())
 	}
-	buf := make([]byte, min(ChunkSize, size))
+	if size <= CopyVerifyFirst {
+		buf := make([]byte, size)
+		if err := readFull(ctx, obj, buf, 0); err != nil {
+			return 0, err
+		}
+		return writeAll(info.Ref, w, buf)
+	}
+	buf := make([]byte, ChunkSize)
 	var off int64
 	for off < size {
-		if err := ctx.Err(); err != nil {
-			return off, fmt.Errorf("store: copying %s: %w", info.Ref, err)
-		}
 		want := min(ChunkSize, size-off)
-		n, err := obj.ReadAt(buf[:want], off)
-		if int64(n) < want {
-			if err == nil || errors.Is(err, io.EOF) {
-				err = fmt.Errorf("%w: ref %s: content ends at byte %d, its record says %d: the stored copy is damaged; run the tool again",
-					ErrBroken, info.Ref, off+int64(n), size)
+		if err := readFull(ctx, obj, buf[:want], off); err != nil {
+			if off > 0 {
+				err = fmt.Errorf("%w (the output is incomplete: %d of %d bytes were written before this; discard it)", err, off, size)
 			}
 			return off, err
 		}
-		m, err := w.Write(buf[:n])
-		off += int64(m)
+		n, err := writeAll(info.Ref, w, buf[:want])
+		off += n
 		if err != nil {
-			return off, fmt.Errorf("store: copying %s: %w", info.Ref, err)
-		}
-		if m < n {
-			return off, fmt.Errorf("store: copying %s: %w", info.Ref, io.ErrShortWrite)
+			return off, err
 		}
 	}
 	return off, nil
+}
+
+// readFull fills p from obj at off, in chunks, checking ctx between them.
+func readFull(ctx context.Context, obj Object, p []byte, off int64) error {
+	ref := obj.Info().Ref
+	for done := 0; done < len(p); {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("store: copying %s: %w", ref, err)
+		}
+		want := min(ChunkSize, len(p)-done)
+		n, err := obj.ReadAt(p[done:done+want], off+int64(done))
+		done += n
+		if n < want {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%w: ref %s: content ends at byte %d, its record says %d: the stored copy is damaged; run the tool again",
+					ErrBroken, ref, off+int64(done), obj.Size())
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAll writes p to w.
+func writeAll(ref Ref, w io.Writer, p []byte) (int64, error) {
+	m, err := w.Write(p)
+	if err != nil {
+		return int64(m), fmt.Errorf("store: copying %s: %w", ref, err)
+	}
+	if m < len(p) {
+		return int64(m), fmt.Errorf("store: copying %s: %w", ref, io.ErrShortWrite)
+	}
+	return int64(m), nil
 }

@@ -28,24 +28,52 @@ const (
 	DefaultGCEvery = 10 * time.Minute
 )
 
-// orphanAge is how old a temp file, or a blob without a record, must be
-// before GC removes it.
-const orphanAge = time.Hour
-
 // errNoLocks is returned by OpenDir on platforms without flock(2).
 var errNoLocks = errors.New("store: the directory store needs flock(2), which this platform lacks")
+
+// ErrNoStore is returned by OpenDir with DirOptions.NoCreate when the
+// directory holds no store (it was never made, or it was deleted).
+var ErrNoStore = errors.New("store: no store in this directory")
+
+// errNotRegular means a file of the store is a symbolic link, a FIFO, a
+// device or anything else but a regular file: the store never opens one.
+var errNotRegular = errors.New("not a regular file")
+
+// errUnsafeDir means other users could change the store's directory.
+var errUnsafeDir = errors.New("store: the store directory is not safe to use")
+
+// maxRecordSize is the largest record the store writes or reads. A record
+// takes about 80 bytes per MiB stored plus its metadata, so this covers
+// results of hundreds of gigabytes with large tool arguments.
+const maxRecordSize = 64 << 20
+
+// futureSlack is how far in the future a recorded use may lie (clocks of
+// processes sharing a store differ a little) before the record is treated
+// as expired: a use time far in the future would otherwise never expire.
+const futureSlack = 5 * time.Minute
 
 // recordVersion is the format version written in every record.
 const recordVersion = 1
 
 // DirOptions configures a [Dir]. The zero value of every field means its
 // default.
+//
+// TTL and MaxBytes are the store's lifecycle settings, which every process
+// sharing the directory must apply alike. A setting given here (non-zero) is
+// used and written to the store's settings file (ROOT/settings.json), so
+// that every later opener that leaves it zero uses it too; a zero setting
+// takes the settings file's value, else the default. Delete the file to go
+// back to the defaults.
 type DirOptions struct {
-	// TTL is how long a result is kept after its last use (default 24h).
+	// TTL is how long a result is kept after its last use (default: the
+	// store's settings file, else 24h).
 	TTL time.Duration
-	// MaxBytes is the size cap: GC evicts the least recently used results
-	// until the stored bytes fit (default 1 GiB). The most recently used
-	// result is never evicted, so a single result larger than the cap stays
+	// MaxBytes is the size cap (default: the store's settings file, else 1
+	// GiB): the bytes of stored results, of writes in progress and of
+	// leftovers of interrupted ones. A Put that takes the store over it
+	// evicts the least recently used results at once, down to 7/8 of the
+	// cap, and GC evicts until the store fits. The most recently used result
+	// is never evicted, so a single result larger than the cap stays
 	// readable until something newer is stored or read.
 	MaxBytes int64
 	// GCEvery is the least time between two collections started by
@@ -53,8 +81,13 @@ type DirOptions struct {
 	GCEvery time.Duration
 	// ManualGC stops Put from calling [Dir.MaybeGC] after each commit. A
 	// short-lived program sets it and asks [Dir.GCDue] instead, so that its
-	// Close never waits for a collection.
+	// Close never waits for a collection. A Put that takes the store over
+	// its size cap still evicts at once.
 	ManualGC bool
+	// NoCreate makes OpenDir fail with [ErrNoStore] instead of creating the
+	// store when the directory or its subdirectories do not exist. A
+	// collector sets it: collecting never creates a store.
+	NoCreate bool
 	// NoSync skips every fsync, trading durability for speed. It is meant
 	// for tests and throwaway stores: after a crash of the machine a result
 	// may read as missing or broken (never as wrong bytes, since every read
@@ -81,7 +114,8 @@ type DirOptions struct {
 //	                            the use by touching it, which is atomic, cheap
 //	                            and safe across processes.
 //	ROOT/tmp/put-*              a Put streaming in; flock'ed by its writer
-//	ROOT/tmp/rec-*              a record being written
+//	ROOT/tmp/rec-*              a record being written (under the commit lock)
+//	ROOT/tmp/set-*              a settings file being written (likewise)
 //	ROOT/lock                   commit lock: Put and Open hold it shared while
 //	                            they commit or open; Delete and GC hold it
 //	                            exclusive while they delete, and GC re-checks
@@ -89,6 +123,14 @@ type DirOptions struct {
 //	                            or an Open just refreshed is never deleted.
 //	ROOT/gc.lock                held (LOCK_NB) by the one process collecting
 //	ROOT/gc.stamp               its modification time is when GC last ran
+//	ROOT/settings.json          the lifecycle settings (see DirOptions)
+//	ROOT/usage                  the bytes the store holds, as last counted by
+//	                            GC plus what Puts added since: an estimate
+//	                            that lets a Put see it went over the cap
+//
+// The store opens only regular files (never a symbolic link, FIFO or
+// device), reads no record larger than 64 MiB, and refuses a directory that
+// other users may write to.
 //
 // Put writes the blob to a temp file while hashing it, fsyncs it, then under
 // the shared commit lock renames it into objects/ (always, so a damaged blob is
@@ -105,6 +147,8 @@ type Dir struct {
 	lockFile string
 	gcLock   string
 	gcStamp  string
+	settings string
+	usage    string
 
 	ttl      time.Duration
 	maxBytes int64
@@ -137,7 +181,9 @@ func DefaultPath() (string, error) {
 }
 
 // OpenDir opens the store in the directory at path, creating it (mode 0700)
-// and its subdirectories as needed.
+// and its subdirectories as needed unless DirOptions.NoCreate is set. It
+// refuses a directory that other users may write to, and applies the
+// store's settings file as DirOptions describes.
 func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if !locksSupported {
 		return nil, fmt.Errorf("store: opening %s: %w", path, errNoLocks)
@@ -157,19 +203,13 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 		lockFile: filepath.Join(abs, "lock"),
 		gcLock:   filepath.Join(abs, "gc.lock"),
 		gcStamp:  filepath.Join(abs, "gc.stamp"),
-		ttl:      opts.TTL,
-		maxBytes: opts.MaxBytes,
+		settings: filepath.Join(abs, "settings.json"),
+		usage:    filepath.Join(abs, "usage"),
 		gcEvery:  opts.GCEvery,
 		manualGC: opts.ManualGC,
 		noSync:   opts.NoSync,
 		now:      opts.Now,
 		log:      opts.Logger,
-	}
-	if d.ttl <= 0 {
-		d.ttl = DefaultTTL
-	}
-	if d.maxBytes <= 0 {
-		d.maxBytes = DefaultMaxBytes
 	}
 	if d.gcEvery <= 0 {
 		d.gcEvery = DefaultGCEvery
@@ -183,21 +223,39 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	d.bufs.New = func() any { b := make([]byte, ChunkSize); return &b }
 
 	for _, dir := range []string{abs, d.objects, d.meta, d.tmp} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if opts.NoCreate {
+			if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s does not exist", ErrNoStore, dir)
+			}
+		} else if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("store: cannot create store directory: %w; choose a writable directory (CRUMB_STORE)", err)
 		}
-	}
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("store: store directory: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("store: store path %s is not a directory", abs)
+		stat := os.Lstat // no symbolic links inside the store
+		if dir == abs {
+			stat = os.Stat // the store itself may be reached through one
+		}
+		fi, err := stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("store: store directory: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("store: store path %s is not a directory; choose a writable directory (CRUMB_STORE)", dir)
+		}
+		if dir == abs {
+			if err := checkPerm(abs, fi); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// Make sure the lock file can be created now rather than on first use.
-	f, err := os.OpenFile(d.lockFile, os.O_RDWR|os.O_CREATE, 0o600)
+	f, _, err := openRegular(d.lockFile, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("store: cannot use store directory: %w; choose a writable directory (CRUMB_STORE)", err)
 	}
 	f.Close()
+	if err := d.applySettings(opts); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -381,14 +439,34 @@ func (s *dirStaged) Commit(ctx context.Context) (Info, error) {
 			return Info{}, fmt.Errorf("store: writing result: %w", err)
 		}
 	}
-	if err := d.commit(s.tf.Name(), &info, info.Created); err != nil {
+	added, err := d.commit(s.tf.Name(), &info, info.Created)
+	if err != nil {
 		return Info{}, err
 	}
 	s.renamed = true
+	d.enforceCap(ctx, added)
 	if !d.manualGC {
 		d.MaybeGC()
 	}
 	return info, nil
+}
+
+// enforceCap adds the bytes a commit added to the store's recorded usage
+// and, when that takes the store over its size cap, collects at once,
+// evicting down to 7/8 of the cap so that the next few Puts do not have to
+// collect again. Errors only go to the log: the result is stored.
+func (d *Dir) enforceCap(ctx context.Context, added int64) {
+	u, err := d.changeUsage(func(u int64) int64 { return u + added })
+	if err != nil {
+		d.log.Warn("store: cannot record the store's usage", "dir", d.root, "err", err)
+		return
+	}
+	if u <= d.maxBytes {
+		return
+	}
+	if _, err := d.gc(ctx, d.maxBytes-d.maxBytes/8); err != nil {
+		d.log.Warn("store: collection over the size cap failed", "dir", d.root, "err", err)
+	}
 }
 
 func (s *dirStaged) Abort() error {
@@ -406,20 +484,25 @@ func (s *dirStaged) Abort() error {
 // and writes its record, holding the commit lock shared so that no deletion
 // interleaves. The blob is always replaced, so that storing the same bytes
 // again repairs a damaged copy. It keeps the creation time of a live record
-// of the same content.
-func (d *Dir) commit(tmpName string, info *Info, now time.Time) error {
+// of the same content. It returns the bytes the store grew by: the size,
+// unless a content file was there already.
+func (d *Dir) commit(tmpName string, info *Info, now time.Time) (int64, error) {
 	ref := info.Ref
 	lk, err := lockPath(d.lockFile, false)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer lk.Close()
 	blob := d.blobPath(ref)
+	added := info.Size
+	if _, err := os.Lstat(blob); err == nil {
+		added = 0
+	}
 	if err := os.Rename(tmpName, blob); err != nil {
-		return fmt.Errorf("store: writing result: %w", err)
+		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
 	if err := d.syncDir(filepath.Dir(blob)); err != nil {
-		return fmt.Errorf("store: writing result: %w", err)
+		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
 	if rec, mtime, err := d.readRecord(ref); err == nil {
 		if old, err := validate(ref, rec, mtime); err == nil && old.Digest == info.Digest &&
@@ -428,9 +511,9 @@ func (d *Dir) commit(tmpName string, info *Info, now time.Time) error {
 		}
 	}
 	if err := d.writeRecord(ref, *info, now); err != nil {
-		return fmt.Errorf("store: writing result: %w", err)
+		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
-	return nil
+	return added, nil
 }
 
 // writeSize is the most bytes Put reads and writes at once.
@@ -525,7 +608,17 @@ func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(d.tmp, "rec-*")
+	if len(data) > maxRecordSize {
+		return fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
+	}
+	return d.replaceFile(d.recordPath(ref), "rec-*", data, used)
+}
+
+// replaceFile durably replaces the file at path with data, through a temp
+// file named like pattern in tmp/, and sets its modification time to mtime
+// unless it is zero.
+func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) error {
+	f, err := os.CreateTemp(d.tmp, pattern)
 	if err != nil {
 		return err
 	}
@@ -546,10 +639,11 @@ func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Chtimes(name, used, used); err != nil {
-		return err
+	if !mtime.IsZero() {
+		if err := os.Chtimes(name, mtime, mtime); err != nil {
+			return err
+		}
 	}
-	path := d.recordPath(ref)
 	if err := os.Rename(name, path); err != nil {
 		return err
 	}
@@ -584,20 +678,26 @@ func (d *Dir) syncDir(dir string) error {
 
 // readRecord reads and parses the record of ref, without validating it. It
 // returns an error wrapping fs.ErrNotExist when there is none, and the
-// record's modification time.
+// record's modification time. A record that is not a regular file, or is
+// larger than any record the store writes, is a recordError.
 func (d *Dir) readRecord(ref Ref) (record, time.Time, error) {
-	f, err := os.Open(d.recordPath(ref))
+	f, fi, err := openRegular(d.recordPath(ref), os.O_RDONLY, 0)
+	if errors.Is(err, errNotRegular) {
+		return record{}, time.Time{}, &recordError{detail: "its record is not a regular file"}
+	}
 	if err != nil {
 		return record{}, time.Time{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	if fi.Size() > maxRecordSize {
+		return record{}, fi.ModTime(), &recordError{detail: fmt.Sprintf("its record holds %d bytes, more than a record may", fi.Size())}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRecordSize+1))
 	if err != nil {
 		return record{}, time.Time{}, err
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return record{}, time.Time{}, err
+	if len(data) > maxRecordSize {
+		return record{}, fi.ModTime(), &recordError{detail: "its record is larger than a record may be"}
 	}
 	var rec record
 	if err := json.Unmarshal(data, &rec); err != nil {
@@ -634,6 +734,8 @@ func validate(ref Ref, rec record, mtime time.Time) (Info, error) {
 		return info, &recordError{detail: "its record's size is negative"}
 	case int64(len(info.Chunks)) != (info.Size+ChunkSize-1)/ChunkSize:
 		return info, &recordError{detail: fmt.Sprintf("its record lists %d chunk digests for %d bytes", len(info.Chunks), info.Size)}
+	case info.Truncated && info.SourceSize <= info.Size, !info.Truncated && info.SourceSize != 0, info.SourceSize < 0:
+		return info, &recordError{detail: fmt.Sprintf("its record's source size %d does not fit its size %d", info.SourceSize, info.Size)}
 	}
 	for i, c := range info.Chunks {
 		if !isHex(c, sha256.Size*2) {
@@ -665,8 +767,24 @@ func isHex(s string, n int) bool {
 	return true
 }
 
+// expired reports whether the result info describes has gone unused for
+// longer than the TTL, or claims a use so far in the future (beyond
+// futureSlack) that it would never expire: such a time comes from a clock
+// set back or an edited record, and counts as expired.
 func (d *Dir) expired(info Info, now time.Time) bool {
-	return info.Used.Add(d.ttl).Before(now)
+	return info.Used.Add(d.ttl).Before(now) || futureUse(info, now)
+}
+
+func futureUse(info Info, now time.Time) bool { return info.Used.After(now.Add(futureSlack)) }
+
+// clampUse returns info with a use time a little ahead of now (within
+// futureSlack: another process's clock) set to now, so that no reader sees
+// a result used in the future.
+func clampUse(info Info, now time.Time) Info {
+	if info.Used.After(now) {
+		info.Used = now
+	}
+	return info
 }
 
 func missingErr(ref Ref) error {
@@ -699,11 +817,15 @@ func (d *Dir) lookup(ref Ref) (Info, error) {
 		return Info{}, brokenErr(ref, err.Error())
 	}
 	now := d.now()
+	if futureUse(info, now) {
+		return Info{}, fmt.Errorf("%w: ref %s: its last use is recorded as %s, in the future (the clock was set back, or the record edited), so it counts as expired; run the tool again to get the result",
+			ErrMissing, ref, info.Used.UTC().Format(time.RFC3339))
+	}
 	if d.expired(info, now) {
 		return Info{}, fmt.Errorf("%w: ref %s expired %s ago (unused for longer than %s); run the tool again to get the result",
 			ErrMissing, ref, now.Sub(info.Used.Add(d.ttl)).Round(time.Second), d.ttl)
 	}
-	return info, nil
+	return clampUse(info, now), nil
 }
 
 // blobMissing turns a missing blob into the right error: ErrMissing when the
@@ -730,17 +852,29 @@ func (d *Dir) Stat(ctx context.Context, ref Ref) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	fi, err := os.Stat(d.blobPath(ref))
+	fi, err := os.Lstat(d.blobPath(ref))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Info{}, d.blobMissing(ref)
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("store: stat of %s: %w", ref, err)
 	}
-	if fi.Size() != info.Size {
-		return Info{}, brokenErr(ref, fmt.Sprintf("its content file holds %d bytes, its record says %d", fi.Size(), info.Size))
+	if err := checkBlob(ref, info, fi); err != nil {
+		return Info{}, err
 	}
 	return info, nil
+}
+
+// checkBlob checks that fi describes a content file that can hold the
+// result info describes: a regular file of exactly its size.
+func checkBlob(ref Ref, info Info, fi fs.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return brokenErr(ref, fmt.Sprintf("its content file is not a regular file (%s)", fi.Mode().Type()))
+	}
+	if fi.Size() != info.Size {
+		return brokenErr(ref, fmt.Sprintf("its content file holds %d bytes, its record says %d", fi.Size(), info.Size))
+	}
+	return nil
 }
 
 // Open returns the result named by ref, ready to read. It counts as a use.
@@ -767,21 +901,19 @@ func (d *Dir) Open(ctx context.Context, ref Ref) (Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(d.blobPath(ref))
+	f, fi, err := openRegular(d.blobPath(ref), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, d.blobMissing(ref)
 	}
+	if errors.Is(err, errNotRegular) {
+		return nil, brokenErr(ref, "its content file is not a regular file")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: opening %s: %w", ref, err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	if err := checkBlob(ref, info, fi); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("store: opening %s: %w", ref, err)
-	}
-	if fi.Size() != info.Size {
-		f.Close()
-		return nil, brokenErr(ref, fmt.Sprintf("its content file holds %d bytes, its record says %d", fi.Size(), info.Size))
+		return nil, err
 	}
 	now := d.now()
 	if err := os.Chtimes(d.recordPath(ref), now, now); err == nil && now.After(info.Used) {
@@ -792,8 +924,9 @@ func (d *Dir) Open(ctx context.Context, ref Ref) (Object, error) {
 }
 
 // List describes every result the store holds that has not expired, most
-// recently used first. Records that cannot be read are left out (GC purges
-// them); List does not check the content files.
+// recently used first. Records that cannot be read, and results whose
+// content file is not a regular file of the recorded size, are left out (GC
+// purges them); List does not hash the content.
 func (d *Dir) List(ctx context.Context) ([]Info, error) {
 	if err := d.checkOpen(); err != nil {
 		return nil, err
@@ -809,7 +942,10 @@ func (d *Dir) List(ctx context.Context) ([]Info, error) {
 		if err != nil || d.expired(info, now) {
 			return nil
 		}
-		out = append(out, info)
+		if fi, err := os.Lstat(d.blobPath(ref)); err != nil || checkBlob(ref, info, fi) != nil {
+			return nil
+		}
+		out = append(out, clampUse(info, now))
 		return nil
 	})
 	if err != nil {
@@ -844,8 +980,9 @@ func (d *Dir) walkRecords(ctx context.Context, fn func(ref Ref, path string) err
 	})
 }
 
-// walkShards calls fn for every regular file in the two-hex-digit
-// subdirectories of top.
+// walkShards calls fn for every file in the two-hex-digit subdirectories
+// of top that is not a directory. The store makes only regular files there;
+// fn must treat anything else (a symbolic link, a FIFO) as damage.
 func (d *Dir) walkShards(ctx context.Context, top string, fn func(name, path string) error) error {
 	shards, err := os.ReadDir(top)
 	if err != nil {
@@ -867,7 +1004,7 @@ func (d *Dir) walkShards(ctx context.Context, top string, fn func(name, path str
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if !e.Type().IsRegular() {
+			if e.IsDir() {
 				continue
 			}
 			if err := fn(e.Name(), filepath.Join(dir, e.Name())); err != nil {
@@ -893,7 +1030,16 @@ func (d *Dir) Delete(ctx context.Context, ref Ref) error {
 		return err
 	}
 	defer lk.Close()
-	return d.remove(ref)
+	fi, statErr := os.Lstat(d.blobPath(ref))
+	if err := d.remove(ref); err != nil {
+		return err
+	}
+	if statErr == nil {
+		if _, err := d.changeUsage(func(u int64) int64 { return u - fi.Size() }); err != nil {
+			d.log.Warn("store: cannot record the store's usage", "dir", d.root, "err", err)
+		}
+	}
+	return nil
 }
 
 // remove deletes the record of ref and then its blob. The caller holds the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -15,7 +16,7 @@ import (
 // directory started longer than GCEvery ago (or never happened). A
 // short-lived program can use it to decide to start a detached collector.
 func (d *Dir) GCDue() bool {
-	fi, err := os.Stat(d.gcStamp)
+	fi, err := os.Lstat(d.gcStamp)
 	if err != nil {
 		return true
 	}
@@ -27,7 +28,7 @@ func (d *Dir) GCDue() bool {
 
 // touchStamp records that a collection starts now.
 func (d *Dir) touchStamp(now time.Time) error {
-	f, err := os.OpenFile(d.gcStamp, os.O_WRONLY|os.O_CREATE, 0o600)
+	f, _, err := openRegular(d.gcStamp, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (d *Dir) MaybeGC() bool {
 	d.gcDone = done
 	go func() {
 		defer close(done)
-		st, err := d.gc(context.Background())
+		st, err := d.gc(context.Background(), d.maxBytes)
 		d.mu.Lock()
 		d.gcDone = nil
 		d.mu.Unlock()
@@ -122,19 +123,21 @@ func (d *Dir) classify(ref Ref, now time.Time) (gcEntry, entryState) {
 		e.size = d.blobSize(ref)
 		return e, stateExpired
 	}
-	fi, err := os.Stat(d.blobPath(ref))
-	if err != nil || fi.Size() != info.Size {
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return e, stateUnreadable
-		}
+	fi, err := os.Lstat(d.blobPath(ref))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return e, stateUnreadable
+	}
+	if err != nil || checkBlob(ref, info, fi) != nil {
 		e.size = d.blobSize(ref)
 		return e, stateBroken
 	}
 	return e, stateLive
 }
 
+// blobSize returns the bytes the content file of ref takes (a symbolic
+// link's own size, never its target's), or 0 when there is none.
 func (d *Dir) blobSize(ref Ref) int64 {
-	fi, err := os.Stat(d.blobPath(ref))
+	fi, err := os.Lstat(d.blobPath(ref))
 	if err != nil {
 		return 0
 	}
@@ -142,20 +145,125 @@ func (d *Dir) blobSize(ref Ref) int64 {
 }
 
 // GC collects garbage: it removes expired results, then evicts the least
-// recently used until the stored bytes fit MaxBytes (never the most recently
-// used one), removes content files without a record and temp files left for
-// more than an hour (by the system clock), and purges results whose record or
-// content file is damaged. Only one process collects at a time: if another is collecting, GC
-// returns at once with Skipped set. If ctx ends first, GC stops where it is
-// and returns with Partial set.
+// recently used until the store fits MaxBytes (never the most recently
+// used one), purges results whose record or content file is damaged, and
+// removes the leftovers of interrupted writes: content files without a
+// record and temp files that no writer holds. The temp files of writes in
+// progress count against the cap. Only one process collects at a time: if
+// another is collecting, GC returns at once with Skipped set. If ctx ends
+// first, GC stops where it is and returns with Partial set.
 func (d *Dir) GC(ctx context.Context) (GCStats, error) {
 	if err := d.checkOpen(); err != nil {
 		return GCStats{}, err
 	}
-	return d.gc(ctx)
+	return d.gc(ctx, d.maxBytes)
 }
 
-func (d *Dir) gc(ctx context.Context) (GCStats, error) {
+// tempGrace is how old a temp file of a Put must be before GC asks whether
+// its writer is alive: a Put locks its temp file right after creating it,
+// and GC must not take the lock in between.
+const tempGrace = time.Minute
+
+// tempFile is a file in tmp/.
+type tempFile struct {
+	path string
+	size int64
+	// dead means no writer holds it: a Put's temp file that is unlocked and
+	// older than tempGrace, or any other temp file (records and settings
+	// are written under the commit lock, so they are dead once GC holds it
+	// exclusively).
+	dead bool
+}
+
+// storeScan is what a pass over the whole store found.
+type storeScan struct {
+	scanned               int
+	live, expired, broken []gcEntry
+	orphans               []gcEntry // content files without a record
+	temps                 []tempFile
+	usage                 int64 // the recorded usage when the scan began
+}
+
+// scan classifies every record, content file and temp file of the store,
+// without the commit lock: every decision to delete is re-checked under it.
+func (d *Dir) scan(ctx context.Context, now time.Time) (storeScan, error) {
+	sc := storeScan{usage: d.readUsage()}
+	records := make(map[Ref]bool)
+	err := d.walkRecords(ctx, func(ref Ref, _ string) error {
+		sc.scanned++
+		records[ref] = true
+		e, state := d.classify(ref, now)
+		switch state {
+		case stateLive:
+			sc.live = append(sc.live, e)
+		case stateExpired:
+			sc.expired = append(sc.expired, e)
+		case stateBroken:
+			sc.broken = append(sc.broken, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return sc, err
+	}
+	err = d.walkShards(ctx, d.objects, func(name, path string) error {
+		ref, err := ParseRef(name)
+		if err != nil || string(ref) != name || records[ref] {
+			return nil
+		}
+		if fi, err := os.Lstat(path); err == nil {
+			sc.orphans = append(sc.orphans, gcEntry{ref: ref, size: fi.Size()})
+		}
+		return nil
+	})
+	if err != nil {
+		return sc, err
+	}
+	ents, err := os.ReadDir(d.tmp)
+	if err != nil {
+		return sc, fmt.Errorf("store: listing %s: %w", d.tmp, err)
+	}
+	for _, e := range ents {
+		if err := ctx.Err(); err != nil {
+			return sc, err
+		}
+		if fi, err := e.Info(); err == nil && !fi.IsDir() {
+			path := filepath.Join(d.tmp, e.Name())
+			sc.temps = append(sc.temps, tempFile{path: path, size: fi.Size(), dead: d.deadTemp(path, fi)})
+		}
+	}
+	return sc, nil
+}
+
+// deadTemp reports whether no writer holds the temp file at path. File ages
+// are measured by the system clock, which set their modification times, not
+// by DirOptions.Now.
+func (d *Dir) deadTemp(path string, fi fs.FileInfo) bool {
+	if !strings.HasPrefix(fi.Name(), "put-") || !fi.Mode().IsRegular() {
+		return true
+	}
+	if time.Since(fi.ModTime()) <= tempGrace {
+		return false
+	}
+	f, _, err := openRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	ok, _ := tryLockFile(f)
+	return ok
+}
+
+func sumSizes(list []gcEntry) int64 {
+	var n int64
+	for _, e := range list {
+		n += e.size
+	}
+	return n
+}
+
+// gc collects, evicting down to target bytes.
+func (d *Dir) gc(ctx context.Context, target int64) (GCStats, error) {
 	var st GCStats
 	gl, ok, err := tryLockPath(d.gcLock)
 	if err != nil {
@@ -170,24 +278,8 @@ func (d *Dir) gc(ctx context.Context) (GCStats, error) {
 	if err := d.touchStamp(now); err != nil {
 		return st, fmt.Errorf("store: gc: %w", err)
 	}
-
-	// Scan without the commit lock; every decision is re-checked under it.
-	var live, expired, broken []gcEntry
-	records := make(map[Ref]bool)
-	err = d.walkRecords(ctx, func(ref Ref, _ string) error {
-		st.Scanned++
-		records[ref] = true
-		e, state := d.classify(ref, now)
-		switch state {
-		case stateLive:
-			live = append(live, e)
-		case stateExpired:
-			expired = append(expired, e)
-		case stateBroken:
-			broken = append(broken, e)
-		}
-		return nil
-	})
+	sc, err := d.scan(ctx, now)
+	st.Scanned = sc.scanned
 	if ctx.Err() != nil {
 		st.Partial = true
 		return st, nil
@@ -195,51 +287,41 @@ func (d *Dir) gc(ctx context.Context) (GCStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("store: gc: %w", err)
 	}
-	var orphans []gcEntry
-	err = d.walkShards(ctx, d.objects, func(name, path string) error {
-		ref, err := ParseRef(name)
-		if err != nil || string(ref) != name || records[ref] {
-			return nil
-		}
-		if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > orphanAge {
-			orphans = append(orphans, gcEntry{ref: ref, size: fi.Size()})
-		}
-		return nil
-	})
-	if ctx.Err() != nil {
-		st.Partial = true
-		return st, nil
+	var tempBytes int64
+	dead := false
+	for _, t := range sc.temps {
+		tempBytes += t.size
+		dead = dead || t.dead
 	}
-	if err != nil {
-		return st, fmt.Errorf("store: gc: %w", err)
-	}
-	d.removeStaleTemps()
-
-	var total int64
-	for _, e := range live {
-		total += e.size
-	}
-	if len(expired)+len(broken)+len(orphans) > 0 || total > d.maxBytes {
+	live := sc.live
+	if dead || len(sc.expired)+len(sc.broken)+len(sc.orphans) > 0 || sumSizes(live)+tempBytes > target {
 		lk, err := lockPath(d.lockFile, true)
 		if err != nil {
 			return st, fmt.Errorf("store: gc: %w", err)
 		}
 		defer lk.Close()
 		now = d.now()
-		if err := d.collect(ctx, &st, now, &live, expired, broken, orphans); err != nil {
+		if tempBytes, err = d.collect(ctx, &st, now, &live, sc, target); err != nil {
 			return st, err
 		}
 	}
-	for _, e := range live {
-		st.ResultsKept++
-		st.BytesKept += e.size
+	st.ResultsKept = len(live)
+	st.BytesKept = sumSizes(live)
+	st.BytesInProgress = tempBytes
+	if !st.Partial {
+		// What Puts added since the scan began is not in the count.
+		kept := st.BytesKept + tempBytes
+		if _, err := d.changeUsage(func(u int64) int64 { return kept + max(0, u-sc.usage) }); err != nil {
+			d.log.Warn("store: cannot record the store's usage", "dir", d.root, "err", err)
+		}
 	}
 	return st, nil
 }
 
 // collect deletes, under the exclusive commit lock, whatever still deserves
-// it once re-checked. live is updated to what is kept.
-func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]gcEntry, expired, broken, orphans []gcEntry) error {
+// it once re-checked, and evicts down to target bytes. live is updated to
+// what is kept; it returns the bytes of the temp files kept.
+func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]gcEntry, sc storeScan, target int64) (int64, error) {
 	// purge deletes the entries of list that are still in state, counting
 	// them in *n; one stored again since the scan is live again.
 	purge := func(list []gcEntry, state entryState, n *int) (bool, error) {
@@ -262,23 +344,56 @@ func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]g
 		}
 		return true, nil
 	}
-	if ok, err := purge(expired, stateExpired, &st.Expired); !ok {
-		return err
+	var tempBytes int64
+	for _, t := range sc.temps {
+		tempBytes += t.size
 	}
-	if ok, err := purge(broken, stateBroken, &st.BrokenPurged); !ok {
-		return err
+	if ok, err := purge(sc.expired, stateExpired, &st.Expired); !ok {
+		return tempBytes, err
+	}
+	if ok, err := purge(sc.broken, stateBroken, &st.BrokenPurged); !ok {
+		return tempBytes, err
 	}
 
-	// Evict least recently used first, never the most recently used.
+	// Leftovers. Every Put commits under the shared commit lock, so while
+	// GC holds it exclusively a content file without a record belongs to
+	// no writer.
+	for _, e := range sc.orphans {
+		if ctx.Err() != nil {
+			st.Partial = true
+			return tempBytes, nil
+		}
+		if _, err := os.Lstat(d.recordPath(e.ref)); !errors.Is(err, fs.ErrNotExist) {
+			continue // committed since the scan
+		}
+		if err := os.Remove(d.blobPath(e.ref)); err == nil {
+			st.Leftovers++
+			st.BytesFreed += e.size
+		}
+	}
+	for _, t := range sc.temps {
+		if !t.dead {
+			continue
+		}
+		// Re-check: a file may have been replaced under the same name.
+		if fi, err := os.Lstat(t.path); err != nil || fi.IsDir() || !d.deadTemp(t.path, fi) {
+			continue
+		}
+		if err := os.Remove(t.path); err == nil {
+			st.Leftovers++
+			st.BytesFreed += t.size
+			tempBytes -= t.size
+		}
+	}
+
+	// Evict least recently used first, never the most recently used. The
+	// temp files of writes in progress count against the cap.
 	l := *live
 	slices.SortFunc(l, func(a, b gcEntry) int { return a.used.Compare(b.used) })
-	var total int64
-	for _, e := range l {
-		total += e.size
-	}
+	total := sumSizes(l) + tempBytes
 	kept := l[:0:0]
 	for i, e := range l {
-		if total <= d.maxBytes || i == len(l)-1 {
+		if total <= target || i == len(l)-1 {
 			kept = append(kept, l[i:]...)
 			break
 		}
@@ -291,7 +406,7 @@ func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]g
 		switch {
 		case state == stateLive && cur.used.Equal(e.used):
 			if err := d.remove(e.ref); err != nil {
-				return fmt.Errorf("store: gc: %w", err)
+				return tempBytes, fmt.Errorf("store: gc: %w", err)
 			}
 			st.Evicted++
 			st.BytesFreed += e.size
@@ -305,47 +420,48 @@ func (d *Dir) collect(ctx context.Context, st *GCStats, now time.Time, live *[]g
 		}
 	}
 	*live = kept
-
-	for _, e := range orphans {
-		if ctx.Err() != nil {
-			st.Partial = true
-			return nil
-		}
-		if _, err := os.Lstat(d.recordPath(e.ref)); !errors.Is(err, fs.ErrNotExist) {
-			continue // committed since the scan
-		}
-		path := d.blobPath(e.ref)
-		if fi, err := os.Lstat(path); err != nil || time.Since(fi.ModTime()) <= orphanAge {
-			continue
-		}
-		if err := os.Remove(path); err == nil {
-			st.BytesFreed += e.size
-		}
-	}
-	return nil
+	return tempBytes, nil
 }
 
-// removeStaleTemps removes temp files older than orphanAge that no Put holds
-// locked. File ages are measured by the system clock, which set their
-// modification times, not by DirOptions.Now.
-func (d *Dir) removeStaleTemps() {
-	ents, err := os.ReadDir(d.tmp)
+// Usage describes the disk space a store takes.
+type Usage struct {
+	// Results and ResultBytes count the results it holds.
+	Results     int   `json:"results"`
+	ResultBytes int64 `json:"result_bytes"`
+	// Leftovers and LeftoverBytes count the files that hold no readable
+	// result: temp files of interrupted writes, content files without a
+	// record, expired and damaged results. They count against the size cap
+	// until a collection removes them.
+	Leftovers     int   `json:"leftovers"`
+	LeftoverBytes int64 `json:"leftover_bytes"`
+	// InProgress and InProgressBytes count the temp files of writes still
+	// in progress, which count against the size cap too.
+	InProgress      int   `json:"in_progress"`
+	InProgressBytes int64 `json:"in_progress_bytes"`
+}
+
+// Usage counts what the store holds on disk, results and leftovers.
+func (d *Dir) Usage(ctx context.Context) (Usage, error) {
+	if err := d.checkOpen(); err != nil {
+		return Usage{}, err
+	}
+	sc, err := d.scan(ctx, d.now())
 	if err != nil {
-		return
+		return Usage{}, fmt.Errorf("store: counting usage: %w", err)
 	}
-	for _, e := range ents {
-		fi, err := e.Info()
-		if err != nil || !fi.Mode().IsRegular() || time.Since(fi.ModTime()) <= orphanAge {
-			continue
-		}
-		path := filepath.Join(d.tmp, e.Name())
-		f, err := os.Open(path)
-		if err != nil {
-			continue
-		}
-		if ok, _ := tryLockFile(f); ok {
-			os.Remove(path)
-		}
-		f.Close()
+	u := Usage{Results: len(sc.live), ResultBytes: sumSizes(sc.live)}
+	for _, list := range [][]gcEntry{sc.expired, sc.broken, sc.orphans} {
+		u.Leftovers += len(list)
+		u.LeftoverBytes += sumSizes(list)
 	}
+	for _, t := range sc.temps {
+		if t.dead {
+			u.Leftovers++
+			u.LeftoverBytes += t.size
+		} else {
+			u.InProgress++
+			u.InProgressBytes += t.size
+		}
+	}
+	return u, nil
 }

@@ -93,6 +93,9 @@ func (o *dirObject) chunk(idx int64) ([]byte, error) {
 	if hex.EncodeToString(sum[:]) != o.info.Chunks[idx] {
 		return nil, brokenErr(o.info.Ref, fmt.Sprintf("chunk %d (bytes %d-%d) does not match its digest", idx, start, start+clen-1))
 	}
+	if err := checkChunkLines(o.info, idx, buf); err != nil {
+		return nil, brokenErr(o.info.Ref, err.Error())
+	}
 	o.cached = idx
 	return buf, nil
 }

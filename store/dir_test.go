@@ -68,6 +68,38 @@ func TestConformance(t *testing.T) {
 		Corrupt: func(t *testing.T, s store.Store, ref store.Ref, off int64) {
 			flipByte(t, store.BlobPath(s.(*store.Dir), ref), off)
 		},
+		// ManualGC, as the command line runs: the cap must hold anyway.
+		Capped: func(t *testing.T, maxBytes int64) store.Store {
+			return openDir(t, store.DirOptions{MaxBytes: maxBytes, ManualGC: true, NoSync: true})
+		},
+		EditInfo: func(t *testing.T, s store.Store, ref store.Ref, fn func(*store.Info)) {
+			editInfo(t, s.(*store.Dir), ref, fn)
+		},
+	})
+}
+
+// editInfo rewrites the Info in the record of ref through fn.
+func editInfo(t *testing.T, d *store.Dir, ref store.Ref, fn func(*store.Info)) {
+	t.Helper()
+	editRecord(t, d, ref, func(m map[string]any) {
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info store.Info
+		if err := json.Unmarshal(data, &info); err != nil {
+			t.Fatal(err)
+		}
+		fn(&info)
+		if data, err = json.Marshal(info); err != nil {
+			t.Fatal(err)
+		}
+		v := m["v"]
+		clear(m)
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["v"] = v
 	})
 }
 
@@ -101,7 +133,12 @@ func editRecord(t *testing.T, d *store.Dir, ref store.Ref, fn func(m map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	// Atomically, as a background collection may be reading it.
+	tmp := filepath.Join(t.TempDir(), "record")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -387,7 +424,10 @@ func TestEviction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
 			clock := storetest.NewClock(time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC))
-			d := openDir(t, store.DirOptions{Now: clock.Now, TTL: time.Hour, MaxBytes: tt.maxBytes, ManualGC: true})
+			// Stored under a cap they fit, so that no Put evicts, then
+			// collected under the cap of the test.
+			dir := filepath.Join(t.TempDir(), "store")
+			d := openDirAt(t, dir, store.DirOptions{Now: clock.Now, TTL: time.Hour, MaxBytes: 1 << 20, ManualGC: true})
 			content := func(name string) []byte { return bytes.Repeat([]byte(name[:1]), 100) }
 			names := map[string]bool{}
 			for _, s := range tt.steps {
@@ -411,6 +451,8 @@ func TestEviction(t *testing.T) {
 					clock.Advance(time.Minute)
 				}
 			}
+			d.Close()
+			d = openDirAt(t, dir, store.DirOptions{Now: clock.Now, TTL: time.Hour, MaxBytes: tt.maxBytes, ManualGC: true})
 			st, err := d.GC(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -626,8 +668,10 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 	}
 	oldTemp := filepath.Join(d.Path(), "tmp", "put-stale")
 	newTemp := filepath.Join(d.Path(), "tmp", "put-fresh")
+	recTemp := filepath.Join(d.Path(), "tmp", "rec-left")
 	os.WriteFile(oldTemp, []byte("x"), 0o600)
 	os.WriteFile(newTemp, []byte("x"), 0o600)
+	os.WriteFile(recTemp, []byte("x"), 0o600)
 	past := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(store.BlobPath(d, oldOrphan), past, past)
 	os.Chtimes(oldTemp, past, past)
@@ -647,8 +691,11 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.BrokenPurged != 3 || st.ResultsKept != 1 || st.Scanned != 4 {
-		t.Errorf("GC = %+v; want 3 broken purged, 1 kept of 4 scanned", st)
+	if st.BrokenPurged != 3 || st.ResultsKept != 1 || st.Scanned != 4 || st.Leftovers != 4 {
+		t.Errorf("GC = %+v; want 3 broken purged, 1 kept of 4 scanned, 4 leftovers removed", st)
+	}
+	if st.BytesInProgress != 500+1 {
+		t.Errorf("GC BytesInProgress = %d, want the 501 bytes of the Put in progress and the fresh temp file", st.BytesInProgress)
 	}
 	for _, ref := range []store.Ref{garbage.Ref, noBlob.Ref, short.Ref} {
 		_, err := d.Stat(ctx, ref)
@@ -658,8 +705,11 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 		}
 	}
 	for path, want := range map[string]bool{
-		store.BlobPath(d, oldOrphan): false, store.BlobPath(d, newOrphan): true,
-		oldTemp: false, newTemp: true, inflight: true,
+		// Under the exclusive commit lock no writer owns a content file
+		// without a record, however new; a Put's temp file is a leftover
+		// once unlocked and older than a minute, any other at once.
+		store.BlobPath(d, oldOrphan): false, store.BlobPath(d, newOrphan): false,
+		oldTemp: false, newTemp: true, inflight: true, recTemp: false,
 	} {
 		_, err := os.Stat(path)
 		if got := err == nil; got != want {

@@ -32,7 +32,7 @@ func flockFile(f *os.File, how int) error {
 // description, so two goroutines of one process that each open the file
 // exclude each other exactly as two processes do.
 func lockPath(path string, exclusive bool) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, _, err := openRegular(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("store: opening lock file: %w", err)
 	}
@@ -50,7 +50,7 @@ func lockPath(path string, exclusive bool) (*os.File, error) {
 // tryLockPath is like lockPath with an exclusive lock, but does not wait: it
 // returns (nil, false, nil) when another holder has the lock.
 func tryLockPath(path string) (*os.File, bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, _, err := openRegular(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: opening lock file: %w", err)
 	}

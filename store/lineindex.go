@@ -62,13 +62,47 @@ func checkLineIndex(info Info) error {
 	}
 	prev := int64(0)
 	for i, c := range info.ChunkNewlines {
-		if c < prev || c > nl || c > int64(i)*ChunkSize || (i == 0 && c != 0) {
+		if c < prev || c-prev > ChunkSize || c > nl || c > int64(i)*ChunkSize || (i == 0 && c != 0) {
 			return fmt.Errorf("count %d of chunk %d is impossible", c, i)
 		}
 		prev = c
 	}
 	if info.Lines != nil && (*info.Lines < nl || *info.Lines > nl+1) {
 		return fmt.Errorf("says %d lines for %d newlines", *info.Lines, nl)
+	}
+	return nil
+}
+
+// checkChunkLines checks the line index of info against chunk idx, whose
+// verified content is chunk: the newlines the index gives the chunk (the
+// count before the next chunk, or the total, less the count before this one)
+// must be those it holds, and for the last chunk the line count must follow
+// from its last byte. The index is not covered by the content digest, so a
+// read checks every part of it it relies on against verified content: a
+// reader that finds line N through the index reads the chunk the index sends
+// it to, and a wrong count there (or in the chunk before, for a line the
+// index places too late) reads as broken instead of as the wrong lines.
+func checkChunkLines(info Info, idx int64, chunk []byte) error {
+	if info.Newlines == nil || idx >= int64(len(info.ChunkNewlines)) {
+		return nil
+	}
+	next := *info.Newlines
+	last := idx == int64(len(info.ChunkNewlines))-1
+	if !last {
+		next = info.ChunkNewlines[idx+1]
+	}
+	want := next - info.ChunkNewlines[idx]
+	if got := int64(bytes.Count(chunk, []byte{'\n'})); got != want {
+		return fmt.Errorf("chunk %d holds %d newlines, its record's line index says %d", idx, got, want)
+	}
+	if last && info.Lines != nil && len(chunk) > 0 {
+		lines := *info.Newlines
+		if chunk[len(chunk)-1] != '\n' {
+			lines++
+		}
+		if *info.Lines != lines {
+			return fmt.Errorf("it holds %d lines, its record says %d", lines, *info.Lines)
+		}
 	}
 	return nil
 }

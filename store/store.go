@@ -19,7 +19,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -170,6 +169,13 @@ type GCStats struct {
 	Skipped      bool  `json:"skipped,omitempty"` // another process was collecting
 	Partial      bool  `json:"partial,omitempty"` // the context ended first
 	BrokenPurged int   `json:"broken_purged,omitempty"`
+	// Leftovers counts the files of interrupted writes removed (their bytes
+	// are in BytesFreed): temp files no writer holds, content files without
+	// a record.
+	Leftovers int `json:"leftovers,omitempty"`
+	// BytesInProgress is the size of the temp files of writes still in
+	// progress, which count against the size cap.
+	BytesInProgress int64 `json:"bytes_in_progress,omitempty"`
 }
 
 // Store keeps results exactly. Implementations must be safe for concurrent
@@ -199,6 +205,14 @@ type Store interface {
 	// GC removes expired results, then evicts the least recently used until
 	// the store fits its size cap.
 	GC(ctx context.Context) (GCStats, error)
+
+	// Every backend also keeps these rules, which the conformance suite
+	// checks: a Put that takes the store over its size cap evicts before it
+	// returns (the newest result is never evicted); a result whose last use
+	// lies more than a few minutes ahead of the store's clock (a clock set
+	// back, an edited record) counts as expired; and a read that relies on a
+	// fact of the result that no longer matches its content (its size, its
+	// line index) fails with ErrBroken.
 }
 
 // ReadAll returns the whole of a stored result, verified chunk by chunk and
@@ -210,15 +224,15 @@ func ReadAll(ctx context.Context, s Store, ref Ref) ([]byte, error) {
 		return nil, err
 	}
 	defer obj.Close()
-	var buf bytes.Buffer
-	buf.Grow(int(obj.Size()))
-	if _, err := Copy(ctx, obj, &buf); err != nil {
+	info := obj.Info()
+	if err := checkList(info); err != nil {
+		return nil, brokenErr(info.Ref, err.Error())
+	}
+	buf := make([]byte, obj.Size())
+	if err := readFull(ctx, obj, buf, 0); err != nil {
 		return nil, err
 	}
-	if buf.Len() == 0 {
-		return []byte{}, nil
-	}
-	return buf.Bytes(), nil
+	return buf, nil
 }
 
 // Annotator is implemented by stores that can add facts to a stored result's

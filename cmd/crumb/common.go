@@ -100,8 +100,15 @@ func parseNoArgs(e *env, c *command, fs *flag.FlagSet, args []string) (*store.Di
 }
 
 // openStore opens the directory store: --store, else $CRUMB_STORE, else the
-// user cache directory. Collections are started by startGC, never inline.
+// user cache directory. Collections are started by startGC, never inline
+// (but a Put that takes the store over its cap evicts at once). The store's
+// lifecycle settings come from its settings file (see store.DirOptions).
 func openStore(e *env, dir string) (*store.Dir, error) {
+	return openStoreWith(e, dir, store.DirOptions{ManualGC: true})
+}
+
+// openStoreWith is openStore with the given options.
+func openStoreWith(e *env, dir string, opts store.DirOptions) (*store.Dir, error) {
 	if dir == "" {
 		dir = e.getenv("CRUMB_STORE")
 	}
@@ -112,7 +119,7 @@ func openStore(e *env, dir string) (*store.Dir, error) {
 		}
 		dir = p
 	}
-	d, err := store.OpenDir(dir, store.DirOptions{ManualGC: true})
+	d, err := store.OpenDir(dir, opts)
 	if err != nil {
 		return nil, withHint(err, "pass --store DIR or set CRUMB_STORE to a writable directory")
 	}

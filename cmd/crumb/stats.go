@@ -25,7 +25,8 @@ were projected, and the tokens those results kept out of a model's context:
   net               gross less read back: what stayed out of context
 
 Token counts of large results are estimates; the figures cover the results
-still stored. Writing a result out with 'crumb read REF --all' is not
+still stored. Leftovers, files that hold no readable result (interrupted
+writes, damaged results), are counted apart until 'crumb gc' removes them. Writing a result out with 'crumb read REF --all' is not
 counted as read back: its bytes go where they are sent, not into a view.
 
 Examples:
@@ -51,6 +52,10 @@ type stats struct {
 	NetSavedTokens int64  `json:"net_saved_tokens"`
 	EstimatedIn    int    `json:"estimated,omitempty"`
 	StorePath      string `json:"store"`
+	// Leftovers are files that hold no readable result (interrupted or
+	// running writes, expired or damaged results) but take space.
+	Leftovers     int   `json:"leftovers"`
+	LeftoverBytes int64 `json:"leftover_bytes"`
 }
 
 func runStats(e *env, args []string) error {
@@ -66,13 +71,21 @@ func runStats(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	u, err := d.Usage(e.ctx)
+	if err != nil {
+		return err
+	}
 	s := sumStats(infos)
-	s.StorePath = d.Path()
+	s.StorePath, s.Leftovers, s.LeftoverBytes = d.Path(), u.Leftovers, u.LeftoverBytes
 	if *asJSON {
 		return writeJSON(e.stdout, s)
 	}
 	fmt.Fprintf(e.stdout, "store:               %s\n", s.StorePath)
 	fmt.Fprintf(e.stdout, "results kept:        %s (%s)\n", textfmt.Int(int64(s.Results)), textfmt.Size(s.Bytes))
+	if s.Leftovers > 0 {
+		fmt.Fprintf(e.stdout, "leftovers:           %s (%s), counted against the size cap until 'crumb gc' removes them\n",
+			textfmt.Plural(int64(s.Leftovers), "file"), textfmt.Size(s.LeftoverBytes))
+	}
 	fmt.Fprintf(e.stdout, "projected:           %s (their views: %s tokens)\n", textfmt.Int(int64(s.Projected)), textfmt.Int(s.ViewTokens))
 	est := ""
 	if s.EstimatedIn > 0 {

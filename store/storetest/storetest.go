@@ -21,6 +21,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"testing/iotest"
@@ -46,6 +47,15 @@ type Backend struct {
 	// back: it inverts the byte at offset off. The tamper tests run only with
 	// it.
 	Corrupt func(t *testing.T, s store.Store, ref store.Ref, off int64)
+
+	// Capped, if set, returns a new, empty store whose size cap is maxBytes.
+	// The size-cap tests run only with it.
+	Capped func(t *testing.T, maxBytes int64) store.Store
+
+	// EditInfo, if set, changes the facts a store keeps about ref behind its
+	// back: fn changes the stored Info in place (its digests, size, line
+	// index). The tests of tampered facts run only with it.
+	EditInfo func(t *testing.T, s store.Store, ref store.Ref, fn func(*store.Info))
 }
 
 // Run runs the conformance suite against the stores that newStore returns.
@@ -87,6 +97,10 @@ func RunBackend(t *testing.T, b Backend) {
 		{"Expiry", s.testExpiry},
 		{"UseTimes", s.testUseTimes},
 		{"Tamper", s.testTamper},
+		{"CopyOfDamaged", s.testCopyOfDamaged},
+		{"FutureUse", s.testFutureUse},
+		{"CapAtPut", s.testCapAtPut},
+		{"TamperedFacts", s.testTamperedFacts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,7 +128,8 @@ func (c *Clock) Now() time.Time {
 	return c.now
 }
 
-// Advance moves the clock forward by d.
+// Advance moves the clock forward by d (back when d is negative, as when a
+// machine's clock is set back).
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -1028,6 +1043,182 @@ func (s *suite) testTamper(t *testing.T) {
 			}
 			wantErr(t, "ReadAll of a damaged result", err, store.ErrBroken)
 			// Running the tool again repairs it.
+			put(t, st, data, store.Meta{})
+			readBack(t, st, info.Ref, data)
+		})
+	}
+}
+
+// testCopyOfDamaged checks that Copy of a damaged result writes nothing when
+// the result is small enough to verify first, and otherwise says plainly
+// that the output is incomplete.
+func (s *suite) testCopyOfDamaged(t *testing.T) {
+	if s.b.Corrupt == nil {
+		t.Skip("Backend.Corrupt not set")
+	}
+	st := s.b.New(t)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name      string
+		size      int
+		prefix    bool // some output may precede the error
+		corruptAt int64
+	}{
+		{"small, damaged near the end", 3*store.ChunkSize + 7, false, 3 * store.ChunkSize},
+		{"largest verified first", store.CopyVerifyFirst, false, store.CopyVerifyFirst - 1},
+		{"large, damaged near the end", store.CopyVerifyFirst + 5, true, store.CopyVerifyFirst},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := Content(uint64(tt.size), tt.size)
+			info := put(t, st, data, store.Meta{})
+			s.b.Corrupt(t, st, info.Ref, tt.corruptAt)
+			obj, err := st.Open(ctx, info.Ref)
+			if err != nil {
+				wantErr(t, "Open of a damaged result", err, store.ErrBroken)
+				return
+			}
+			defer obj.Close()
+			var buf bytes.Buffer
+			n, err := store.Copy(ctx, obj, &buf)
+			wantErr(t, "Copy of a damaged result", err, store.ErrBroken)
+			if int64(buf.Len()) != n {
+				t.Errorf("Copy returned %d, wrote %d bytes", n, buf.Len())
+			}
+			switch {
+			case !tt.prefix && buf.Len() > 0:
+				t.Errorf("Copy of a damaged %d-byte result wrote %d bytes before failing; want nothing", tt.size, buf.Len())
+			case tt.prefix && buf.Len() > 0 && (err == nil || !strings.Contains(err.Error(), "incomplete")):
+				t.Errorf("Copy wrote %d bytes and failed with %v; want the error to say the output is incomplete", buf.Len(), err)
+			}
+		})
+	}
+}
+
+// testFutureUse checks that a use time far in the future (the clock was set
+// back) does not keep a result forever: it counts as expired.
+func (s *suite) testFutureUse(t *testing.T) {
+	st, clock := s.clocked(t)
+	ctx := context.Background()
+	near := put(t, st, []byte("stored a minute ahead"), store.Meta{})
+	far := put(t, st, []byte("stored a day ahead"), store.Meta{})
+	clock.Advance(-time.Minute) // clocks of processes differ a little
+	if info, err := st.Stat(ctx, near.Ref); err != nil {
+		t.Errorf("Stat of a result used a minute ahead of the clock: %v; want it found", err)
+	} else if info.Used.After(clock.Now()) {
+		t.Errorf("Stat of a result used a minute ahead of the clock: Used = %v, after now (%v); want it no later than now", info.Used, clock.Now())
+	}
+	if list, err := st.List(ctx); err != nil || len(list) != 2 || list[0].Used.After(clock.Now()) {
+		t.Errorf("List a minute behind every use = %d results, %v; want both, used no later than now", len(list), err)
+	}
+	clock.Advance(-24 * time.Hour)
+	_, err := st.Stat(ctx, far.Ref)
+	wantErr(t, "Stat of a result used a day ahead of the clock", err, store.ErrMissing)
+	if list, err := st.List(ctx); err != nil || len(list) != 0 {
+		t.Errorf("List with every use a day ahead of the clock = %d results, %v; want none", len(list), err)
+	}
+	if _, err := st.GC(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Storing it again makes it readable again.
+	again := put(t, st, []byte("stored a day ahead"), store.Meta{})
+	readBack(t, st, again.Ref, []byte("stored a day ahead"))
+}
+
+// testCapAtPut checks that the size cap holds when Put returns, not only
+// after the next collection.
+func (s *suite) testCapAtPut(t *testing.T) {
+	if s.b.Capped == nil {
+		t.Skip("Backend.Capped not set")
+	}
+	ctx := context.Background()
+	const capBytes = 1 << 20
+	total := func(st store.Store) (int64, int) {
+		list, err := st.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, in := range list {
+			n += in.Size
+		}
+		return n, len(list)
+	}
+	t.Run("each larger than the cap", func(t *testing.T) {
+		st := s.b.Capped(t, capBytes)
+		var last store.Info
+		for i := range 4 {
+			data := Content(uint64(900+i), 5*capBytes/2)
+			last = put(t, st, data, store.Meta{})
+			if n, k := total(st); k != 1 {
+				t.Errorf("after Put %d of %d bytes under a %d-byte cap: %d results (%d bytes) kept; want only the newest", i+1, len(data), capBytes, k, n)
+			}
+			readBack(t, st, last.Ref, data)
+		}
+	})
+	t.Run("many smaller ones", func(t *testing.T) {
+		st := s.b.Capped(t, capBytes)
+		for i := range 12 {
+			data := Content(uint64(950+i), 300<<10)
+			info := put(t, st, data, store.Meta{})
+			if n, k := total(st); n > capBytes {
+				t.Errorf("after Put %d: %d results hold %d bytes, over the %d-byte cap", i+1, k, n, capBytes)
+			}
+			readBack(t, st, info.Ref, data)
+		}
+	})
+}
+
+// testTamperedFacts checks that a read relying on a fact of a result that
+// was changed after storing (its line index, size or line count) reads as
+// broken, never as the wrong content or the wrong lines.
+func (s *suite) testTamperedFacts(t *testing.T) {
+	if s.b.EditInfo == nil {
+		t.Skip("Backend.EditInfo not set")
+	}
+	st := s.b.New(t)
+	ctx := context.Background()
+	// Numbered lines over four chunks, the last one short.
+	var b bytes.Buffer
+	for i := 1; b.Len() < 3*store.ChunkSize+1000; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	data := b.Bytes()
+	tests := []struct {
+		name  string
+		edit  func(*store.Info)
+		chunk int64 // a read of this chunk must fail
+		lines bool  // needs a line index
+	}{
+		{"chunk newlines lowered", func(in *store.Info) { in.ChunkNewlines[2] -= 5 }, 2, true},
+		{"chunk newlines lowered, chunk before", func(in *store.Info) { in.ChunkNewlines[2] -= 5 }, 1, true},
+		{"chunk newlines raised", func(in *store.Info) { in.ChunkNewlines[1] += 3 }, 1, true},
+		{"newlines total lowered", func(in *store.Info) { *in.Newlines -= 2; *in.Lines -= 2 }, 3, true},
+		{"line count raised", func(in *store.Info) { *in.Lines += 1 }, 3, true},
+		{"size lowered", func(in *store.Info) { in.Size -= 10 }, 3, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			info := put(t, st, data, store.Meta{})
+			if tt.lines && info.Newlines == nil {
+				t.Skip("the store keeps no line index")
+			}
+			s.b.EditInfo(t, st, info.Ref, tt.edit)
+			obj, err := st.Open(ctx, info.Ref)
+			if err != nil {
+				wantErr(t, "Open after the edit", err, store.ErrBroken)
+			} else {
+				p := make([]byte, 100)
+				_, err := obj.ReadAt(p, tt.chunk*store.ChunkSize)
+				if err == nil || errors.Is(err, io.EOF) {
+					// A store may also verify when it opens the object,
+					// but a read of the chunk the fact covers must fail.
+					t.Errorf("ReadAt of chunk %d after %s: %v; want an error wrapping ErrBroken", tt.chunk, tt.name, err)
+				} else {
+					wantErr(t, "ReadAt after the edit", err, store.ErrBroken)
+				}
+				obj.Close()
+			}
+			// Storing it again repairs it.
 			put(t, st, data, store.Meta{})
 			readBack(t, st, info.Ref, data)
 		})

@@ -1,0 +1,382 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/crumb-dev/crumb/store"
+)
+
+// thread is a parsed thread: its messages and where they sit in the body.
+type thread struct {
+	format Format
+	body   object // nil when the input was a bare messages array
+	msgs   []*message
+}
+
+func (c *Compactor) parse(input []byte) (*thread, error) {
+	in := bytes.TrimSpace(input)
+	if len(in) == 0 {
+		return nil, fmt.Errorf("%w: empty input: want a messages array or a request body with \"messages\"", ErrInput)
+	}
+	t := &thread{}
+	var rawMsgs json.RawMessage
+	switch in[0] {
+	case '[':
+		rawMsgs = in
+	case '{':
+		o, err := parseObject(in)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		}
+		rawMsgs = o.get("messages")
+		if rawMsgs == nil {
+			return nil, fmt.Errorf("%w: the request body has no \"messages\"", ErrInput)
+		}
+		t.body = o
+	default:
+		return nil, fmt.Errorf("%w: not JSON: want a messages array or a request body with \"messages\"", ErrInput)
+	}
+	elems, err := parseArray(rawMsgs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: messages: %v", ErrInput, err)
+	}
+	t.format = c.opts.Format
+	if t.format == Auto {
+		t.format = detect(elems)
+	}
+	for i, e := range elems {
+		m, err := cached(c, c.msgs, string(t.format)+":"+string(e), func() (*message, error) { return parseMessage(e, t.format, i) })
+		if err != nil {
+			return nil, err
+		}
+		t.msgs = append(t.msgs, m)
+	}
+	return t, nil
+}
+
+// turns splits the thread into the anchor (leading system messages and the
+// first user message) and turns: each user or assistant message with the
+// messages that answer its tool calls. It returns the index of the first
+// message after the anchor and the first message index of each turn.
+func (t *thread) turns() (anchorEnd int, starts []int) {
+	for i, m := range t.msgs {
+		if m.role == "system" || m.role == "developer" {
+			continue
+		}
+		if m.role == "user" && !m.answer {
+			anchorEnd = i + 1
+		}
+		break
+	}
+	for i := anchorEnd; i < len(t.msgs); i++ {
+		if !t.msgs[i].answer || len(starts) == 0 {
+			starts = append(starts, i)
+		}
+	}
+	return anchorEnd, starts
+}
+
+// Compact compacts one thread; see the package documentation.
+func (c *Compactor) Compact(ctx context.Context, input []byte) (*Result, error) {
+	t, err := c.parse(input)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Format: t.format, Messages: len(t.msgs)}
+	p := &plan{c: c, t: t, ctx: ctx, calls: map[string]toolCall{}}
+	p.out = make([]json.RawMessage, len(t.msgs))
+	p.cost = make([]int, len(t.msgs))
+	for i, m := range t.msgs {
+		p.out[i] = m.raw
+		p.cost[i] = c.count(m.raw)
+		res.TokensBefore += p.cost[i]
+		for _, tc := range m.calls {
+			p.calls[tc.id] = tc
+		}
+	}
+	p.anchorEnd, p.starts = t.turns()
+	nT := len(p.starts)
+	raw := p.turnCosts()
+
+	// Old turns, FoldStep at a time once Recent turns are newer, become
+	// breadcrumbs.
+	old := p.oldTurns(nT)
+	if err := p.crumbTurns(0, old, res); err != nil {
+		return nil, err
+	}
+	crumbed := p.turnCosts()
+
+	// The number of summary blocks is the most that any earlier state of
+	// this thread needed (each prefix of its turns), so that it never
+	// shrinks as the thread grows and a block once written stays.
+	k := 0
+	anchor := 0
+	for i := 0; i < p.anchorEnd; i++ {
+		anchor += p.cost[i]
+	}
+	if c.opts.Budget > 0 {
+		for m := 1; m <= nT; m++ {
+			// Where the old turns step forward, fold with room to spare for
+			// the turns still to come before the next step, so that folds
+			// mostly happen together with steps.
+			room := c.opts.Budget
+			if m == c.opts.Recent+p.oldTurns(m) {
+				room -= c.opts.Budget / 4
+			}
+			for k < p.oldTurns(m)/c.opts.FoldStep {
+				tot, err := p.total(anchor, m, k, raw, crumbed)
+				if err != nil {
+					return nil, err
+				}
+				if tot <= room {
+					break
+				}
+				k++
+			}
+		}
+	}
+	// Last resort: still over budget, the turns between the folded ones and
+	// the Recent newest become breadcrumbs now, as they will once the next
+	// step is reached (with the same text).
+	if c.opts.Budget > 0 && old < nT-c.opts.Recent {
+		tot, err := p.total(anchor, nT, k, raw, crumbed)
+		if err != nil {
+			return nil, err
+		}
+		if tot > c.opts.Budget {
+			if err := p.crumbTurns(old, nT-c.opts.Recent, res); err != nil {
+				return nil, err
+			}
+			old = nT - c.opts.Recent
+		}
+	}
+
+	msgs := make([]json.RawMessage, 0, len(p.out)+1)
+	msgs = append(msgs, p.out[:p.anchorEnd]...)
+	folded := p.anchorEnd
+	if k > 0 {
+		sum, err := p.summary(k)
+		if err != nil {
+			return nil, err
+		}
+		blocks := make([]json.RawMessage, len(sum))
+		for i, blk := range sum {
+			blocks[i] = blk.text
+			res.Folds = append(res.Folds, blk.fold)
+		}
+		msgs = append(msgs, summaryMessage(blocks))
+		folded = p.turnStart(k * c.opts.FoldStep)
+	}
+	msgs = append(msgs, p.out[folded:]...)
+	res.OldTurns = old
+	res.MessagesAfter = len(msgs)
+	for _, m := range msgs {
+		res.TokensAfter += c.count(m)
+	}
+	res.OverBudget = c.opts.Budget > 0 && res.TokensAfter > c.opts.Budget
+	arr := joinArray(msgs)
+	if t.body == nil {
+		res.Body = arr
+	} else {
+		res.Body = t.body.with("messages", arr).marshal()
+	}
+	return res, nil
+}
+
+// plan is the state of one compaction.
+type plan struct {
+	c         *Compactor
+	t         *thread
+	ctx       context.Context
+	calls     map[string]toolCall
+	out       []json.RawMessage // each message as it will be sent
+	cost      []int             // and its tokens
+	anchorEnd int
+	starts    []int // first message of each turn
+	sums      map[int][]foldBlock
+	folds     map[[2]int]foldBlock
+}
+
+type foldBlock struct {
+	fold Fold
+	text json.RawMessage // the text block
+	cost int
+}
+
+// oldTurns is how many of the first m turns are old: none while there are
+// at most Recent, then FoldStep more each time FoldStep more turns came.
+func (p *plan) oldTurns(m int) int {
+	r, s := p.c.opts.Recent, p.c.opts.FoldStep
+	if m <= r {
+		return 0
+	}
+	return (m - r) / s * s
+}
+
+// turnStart is the index of the first message of turn i (the end of the
+// thread for i past the last turn).
+func (p *plan) turnStart(i int) int {
+	if i < len(p.starts) {
+		return p.starts[i]
+	}
+	return len(p.t.msgs)
+}
+
+// turnCosts returns the prefix sums of the turns' current costs: element i
+// is the cost of turns [0, i).
+func (p *plan) turnCosts() []int {
+	sums := make([]int, len(p.starts)+1)
+	for i := range p.starts {
+		n := 0
+		for j := p.starts[i]; j < p.turnStart(i+1); j++ {
+			n += p.cost[j]
+		}
+		sums[i+1] = sums[i] + n
+	}
+	return sums
+}
+
+// crumbTurns turns the tool results and attachments of turns [from, to)
+// into breadcrumbs.
+func (p *plan) crumbTurns(from, to int, res *Result) error {
+	for i := p.turnStart(from); i < p.turnStart(to); i++ {
+		m := p.t.msgs[i]
+		if len(m.results) == 0 && m.media == 0 {
+			continue
+		}
+		c, err := p.c.crumbed(p.ctx, m, p.calls, p.cost[i])
+		if err != nil {
+			return fmt.Errorf("history: message %d: %w", i, err)
+		}
+		if c.n == 0 {
+			continue
+		}
+		p.out[i] = c.raw
+		p.cost[i] = p.c.count(c.raw)
+		res.Breadcrumbs += c.n
+	}
+	return nil
+}
+
+// crumbedMessage is an old message with its breadcrumbs: its new text, how
+// many parts it replaced, and the refs they name.
+type crumbedMessage struct {
+	raw  json.RawMessage
+	n    int
+	refs []store.Ref
+}
+
+// crumbed returns the message with its large tool results and attachments
+// replaced by breadcrumbs. A Compactor makes each once, and afterwards
+// checks only that what they name is still stored.
+func (c *Compactor) crumbed(ctx context.Context, m *message, calls map[string]toolCall, cost int) (crumbedMessage, error) {
+	var key strings.Builder
+	key.Write(m.raw)
+	for _, r := range m.results {
+		tc := calls[r.callID]
+		key.WriteString("\x00" + tc.name + "\x00")
+		key.Write(tc.args)
+	}
+	k := key.String()
+	c.mu.Lock()
+	cm, ok := c.crumbs[k]
+	c.mu.Unlock()
+	if ok {
+		fresh := true
+		for _, ref := range cm.refs {
+			if _, err := c.opts.Store.Stat(ctx, ref); err != nil {
+				fresh = false
+			}
+		}
+		if fresh {
+			return cm, nil
+		}
+		c.mu.Lock()
+		delete(c.crumbs, k)
+		c.mu.Unlock()
+	}
+	return cached(c, c.crumbs, k, func() (crumbedMessage, error) {
+		e, refs, err := c.breadcrumbs(ctx, m, calls, cost)
+		if err != nil || len(refs) == 0 {
+			return crumbedMessage{}, err
+		}
+		raw, err := m.apply(e)
+		if err != nil {
+			return crumbedMessage{}, err
+		}
+		return crumbedMessage{raw: raw, n: len(refs), refs: refs}, nil
+	})
+}
+
+// total is the cost the first m turns had, with k summary blocks: the
+// anchor, the summary, the old turns not folded as breadcrumbs and the
+// newer ones whole.
+func (p *plan) total(anchor, m, k int, raw, crumbed []int) (int, error) {
+	tot := anchor
+	if k > 0 {
+		blocks, err := p.summary(k)
+		if err != nil {
+			return 0, err
+		}
+		tot += messageOverhead + 8
+		for _, blk := range blocks {
+			tot += blk.cost
+		}
+	}
+	old := p.oldTurns(m)
+	tot += crumbed[old] - crumbed[k*p.c.opts.FoldStep]
+	tot += raw[m] - raw[old]
+	return tot, nil
+}
+
+// summary returns the blocks of the running summary when the first k
+// FoldStep-turn groups are folded. Once there are twice FoldStep groups, the
+// oldest FoldStep of them merge into one block, and so on, so that the
+// summary grows by one block per FoldStep² turns; a merge is the one change
+// to earlier blocks, once per FoldStep² turns.
+func (p *plan) summary(k int) ([]foldBlock, error) {
+	if blocks, ok := p.sums[k]; ok {
+		return blocks, nil
+	}
+	s := p.c.opts.FoldStep
+	merged := 0
+	if k >= 2*s {
+		merged = k/s - 1
+	}
+	var out []foldBlock
+	add := func(fromTurn, toTurn int) error {
+		key := [2]int{fromTurn, toTurn}
+		blk, ok := p.folds[key]
+		if !ok {
+			var err error
+			if blk, err = p.c.fold(p.ctx, p.t, p.turnStart(fromTurn), p.turnStart(toTurn)); err != nil {
+				return err
+			}
+			if p.folds == nil {
+				p.folds = map[[2]int]foldBlock{}
+			}
+			p.folds[key] = blk
+		}
+		out = append(out, blk)
+		return nil
+	}
+	for j := 0; j < merged; j++ {
+		if err := add(j*s*s, (j+1)*s*s); err != nil {
+			return nil, err
+		}
+	}
+	for b := merged * s; b < k; b++ {
+		if err := add(b*s, (b+1)*s); err != nil {
+			return nil, err
+		}
+	}
+	if p.sums == nil {
+		p.sums = map[int][]foldBlock{}
+	}
+	p.sums[k] = out
+	return out, nil
+}

@@ -1,0 +1,244 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/store"
+)
+
+func commas(n int) string                        { return textfmt.Int(int64(n)) }
+func sizeText(n int) string                      { return textfmt.Size(int64(n)) }
+func recallRequest(ref store.Ref) recall.Request { return recall.Request{Ref: ref} }
+
+// clipText cuts s to at most n bytes on a rune boundary, marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func lineCount(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n := bytes.Count(b, []byte{'\n'})
+	if b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// scanLimit bounds how much of a result is looked at for its one line.
+const scanLimit = 256 << 10
+
+// problem matches the words that make a line the one to report: errors,
+// failures, the exit status.
+var problem = regexp.MustCompile(`(?i)\b(error|errors|failed|failure|fail|panic|fatal|exception|traceback|denied|not found|no such|undefined|cannot|timed? ?out|exit (status|code) [1-9])\b`)
+
+// viewHead matches the header of a crumb view, whose ref names the result
+// the view was made of.
+var viewHead = regexp.MustCompile(`^\[crumb [^\]]*?\bref ([0-9a-f]{16})`)
+
+// viewRef returns the ref a crumb view names in its first line, or "".
+func viewRef(body []byte) string {
+	first, _, _ := bytes.Cut(body[:min(len(body), 4096)], []byte{'\n'})
+	if m := viewHead.FindSubmatch(first); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// foundLine is the one line that says what a tool result held: a crumb
+// view's header, the first line that reports a problem, else the first line
+// with words in it (for JSON, the shape of the document).
+func foundLine(body []byte, kind string) string {
+	if kind == "json" {
+		return jsonShape(body)
+	}
+	head := body[:min(len(body), scanLimit)]
+	first := ""
+	for len(head) > 0 {
+		var line []byte
+		line, head, _ = bytes.Cut(head, []byte{'\n'})
+		s := strings.TrimSpace(textfmt.CleanLine(line))
+		if s == "" || strings.Trim(s, "-=*#_~`|+ ") == "" {
+			continue
+		}
+		if strings.HasPrefix(s, "[crumb ") {
+			return clipText(s, 240)
+		}
+		if first == "" {
+			first = s
+		}
+		if problem.MatchString(s) {
+			return clipText(s, 200)
+		}
+	}
+	return clipText(first, 200)
+}
+
+// jsonShape describes a JSON document in a few words: its top-level keys or
+// its length.
+func jsonShape(body []byte) string {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 {
+		return ""
+	}
+	switch b[0] {
+	case '{':
+		if o, err := parseObject(b); err == nil {
+			keys := make([]string, 0, len(o))
+			for _, m := range o {
+				keys = append(keys, m.key)
+			}
+			return clipText(fmt.Sprintf("a JSON object with %d keys: %s", len(o), strings.Join(keys, ", ")), 200)
+		}
+	case '[':
+		var elems []json.RawMessage
+		if json.Unmarshal(b, &elems) == nil {
+			if t := contentText(b); t != "" {
+				return foundLine([]byte(t), "text")
+			}
+			return fmt.Sprintf("a JSON array of %d values", len(elems))
+		}
+	}
+	return foundLine(b, "text")
+}
+
+// digest is the deterministic extractive summary of messages [first, end):
+// one line per user or assistant message (its first words, each tool call it
+// made and what the call found), cut to fit room tokens.
+func (c *Compactor) digest(t *thread, first, end, room int) string {
+	found := map[string]string{}
+	for i := first; i < end; i++ {
+		for _, r := range t.msgs[i].results {
+			body, kind := resultBytes(r.content)
+			f := clipText(foundLine(body, kind), 140)
+			if isBreadcrumb(r.content) {
+				f = "(a breadcrumb)"
+			}
+			if r.isError {
+				f = "error: " + f
+			}
+			found[r.callID] = fmt.Sprintf("%s, %s", sizeText(len(body)), f)
+		}
+	}
+	var lines []string
+	for i := first; i < end; i++ {
+		m := t.msgs[i]
+		if m.answer {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("- " + m.role + ":")
+		if s := firstWords(contentText(messageText(m, t.format))); s != "" {
+			b.WriteString(" " + clipText(s, 120))
+		}
+		for _, tc := range m.calls {
+			fmt.Fprintf(&b, " [called %s %s", tc.name, clipText(string(tc.args), 100))
+			if f, ok := found[tc.id]; ok {
+				b.WriteString(" → " + f)
+			}
+			b.WriteString("]")
+		}
+		lines = append(lines, b.String())
+	}
+	var b strings.Builder
+	used := 0
+	for i, l := range lines {
+		n := c.opts.Counter.Count(l) + 1
+		if used+n > room && i > 0 {
+			fmt.Fprintf(&b, "\n- … %d more messages: read them", len(lines)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+		used += n
+	}
+	return b.String()
+}
+
+// messageText is the content of a message that is its own text (not tool
+// results).
+func messageText(m *message, f Format) json.RawMessage {
+	if f == Anthropic {
+		content := m.obj.get("content")
+		if len(content) > 0 && content[0] == '[' {
+			parts, err := parseArray(content)
+			if err != nil {
+				return nil
+			}
+			var keep []json.RawMessage
+			for _, p := range parts {
+				if o, err := parseObject(p); err == nil && o.str("type") != "tool_result" {
+					keep = append(keep, p)
+				}
+			}
+			return joinArray(keep)
+		}
+	}
+	return m.obj.get("content")
+}
+
+// firstWords is the start of a text: its first line, cut to 200 bytes.
+func firstWords(s string) string {
+	s = strings.TrimSpace(s)
+	line, rest, _ := strings.Cut(s, "\n")
+	line = strings.TrimSpace(textfmt.CleanLine([]byte(line)))
+	if strings.TrimSpace(rest) != "" {
+		line += " …"
+	}
+	return clipText(line, 200)
+}
+
+// countable returns the text of a message that its tokens are counted on,
+// with the data of attachments left out, and the number of attachments.
+func countable(raw json.RawMessage) (string, int) {
+	if !bytes.Contains(raw, []byte(`"type"`)) || !(bytes.Contains(raw, []byte(`image`)) || bytes.Contains(raw, []byte(`audio`)) ||
+		bytes.Contains(raw, []byte(`"file"`)) || bytes.Contains(raw, []byte(`"document"`))) {
+		return string(raw), 0
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw), 0
+	}
+	n := 0
+	v = elide(v, &n)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return string(raw), 0
+	}
+	return string(out), n
+}
+
+func elide(v any, n *int) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if t, ok := x["type"].(string); ok && mediaTypes[t] {
+			*n++
+			return map[string]any{"type": t}
+		}
+		for k, e := range x {
+			x[k] = elide(e, n)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = elide(e, n)
+		}
+	}
+	return v
+}

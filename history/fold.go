@@ -1,0 +1,215 @@
+package history
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/crumb-dev/crumb/store"
+)
+
+// breadcrumbs replaces the large tool results and the attachments of an old
+// message by breadcrumbs, storing each exactly first. It returns the edit
+// and the refs of what it stored, one per part replaced.
+func (c *Compactor) breadcrumbs(ctx context.Context, m *message, calls map[string]toolCall, cost int) (edit, []store.Ref, error) {
+	e := edit{parts: map[int]json.RawMessage{}}
+	var refs []store.Ref
+	for _, r := range m.results {
+		if len(r.content) == 0 || isBreadcrumb(r.content) {
+			continue
+		}
+		body, kind := resultBytes(r.content)
+		tc, hasCall := calls[r.callID]
+		size := cost
+		if r.block >= 0 || len(m.results) > 1 {
+			size = c.tokensOf(body)
+		}
+		if size <= c.opts.BreadcrumbOver && countMedia(r.content) == 0 {
+			continue
+		}
+		meta := store.Meta{Kind: kind, Tool: tc.name}
+		if hasCall && json.Valid(tc.args) {
+			meta.Args = tc.args
+		}
+		ref, err := c.put(ctx, body, meta)
+		if err != nil {
+			return edit{}, nil, err
+		}
+		text := jsonString(c.breadcrumb(tc, hasCall, body, kind, size, ref, r.isError))
+		if r.block < 0 {
+			e.content = text
+		} else {
+			bo, err := m.part(r.block)
+			if err != nil {
+				return edit{}, nil, err
+			}
+			e.parts[r.block] = bo.with("content", text).marshal()
+		}
+		refs = append(refs, ref)
+	}
+	if m.media > 0 && e.content == nil {
+		parts, err := parseArray(m.obj.get("content"))
+		if err != nil {
+			return edit{}, nil, err
+		}
+		for i, p := range parts {
+			po, err := parseObject(p)
+			if err != nil || !isMediaBlock(po) {
+				continue
+			}
+			ref, err := c.put(ctx, p, store.Meta{Kind: "json", Tool: "history." + po.str("type")})
+			if err != nil {
+				return edit{}, nil, err
+			}
+			note := fmt.Sprintf("[crumb: an earlier %s attachment (%s of JSON), kept as ref %s; read it with: %s]",
+				po.str("type"), sizeText(len(p)), ref, c.hintFor(ref))
+			e.parts[i] = textBlock(note)
+			refs = append(refs, ref)
+		}
+	}
+	return e, refs, nil
+}
+
+// resultBytes returns what is stored of a tool result: the text itself when
+// the content is a string, else the content's JSON.
+func resultBytes(content json.RawMessage) ([]byte, string) {
+	if len(content) > 0 && content[0] == '"' {
+		var s string
+		if json.Unmarshal(content, &s) == nil {
+			return []byte(s), "text"
+		}
+	}
+	return content, "json"
+}
+
+// breadcrumbMark starts every breadcrumb, so that a thread compacted again
+// leaves its breadcrumbs as they are.
+const breadcrumbMark = "[crumb breadcrumb]"
+
+func isBreadcrumb(content json.RawMessage) bool {
+	return bytes.HasPrefix(content, []byte(`"`+breadcrumbMark))
+}
+
+// breadcrumb is the text that stands for a tool result: the call, what it
+// found, where it is kept and the read that recovers it.
+func (c *Compactor) breadcrumb(tc toolCall, hasCall bool, body []byte, kind string, size int, ref store.Ref, isErr bool) string {
+	var b strings.Builder
+	b.WriteString(breadcrumbMark + " ")
+	if hasCall {
+		b.WriteString(tc.name)
+		if len(tc.args) > 0 {
+			b.WriteByte(' ')
+			b.WriteString(clipText(string(tc.args), 300))
+		}
+	} else {
+		b.WriteString("tool result")
+	}
+	b.WriteString("\n")
+	if isErr {
+		b.WriteString("the tool reported an error\n")
+	}
+	if found := foundLine(body, kind); found != "" {
+		b.WriteString("found: " + found + "\n")
+	}
+	fmt.Fprintf(&b, "kept: %s tokens (%s, %s lines) as ref %s", commas(size), sizeText(len(body)), commas(lineCount(body)), ref)
+	if src := viewRef(body); src != "" && src != string(ref) {
+		fmt.Fprintf(&b, "; it was itself a crumb view of ref %s", src)
+	}
+	fmt.Fprintf(&b, "\nread it with: %s", c.hintFor(ref))
+	return b.String()
+}
+
+func (c *Compactor) hintFor(ref store.Ref) string {
+	return c.opts.Hint(recallRequest(ref))
+}
+
+// fold stores messages [first, end) exactly and returns the summary block
+// that stands for them. A Compactor writes each block once: a thread
+// compacted again gets the same block, even when a summarizer would now
+// answer differently.
+func (c *Compactor) fold(ctx context.Context, t *thread, first, end int) (foldBlock, error) {
+	raws := make([]json.RawMessage, 0, end-first)
+	for i := first; i < end; i++ {
+		raws = append(raws, t.msgs[i].raw)
+	}
+	data := joinArray(raws)
+	// The block depends on the messages and on where they start.
+	blk, err := cached(c, c.folds, fmt.Sprint(first, ":", string(data)), func() (foldBlock, error) {
+		return c.newFold(ctx, t, first, end, raws, data)
+	})
+	if err != nil {
+		return foldBlock{}, err
+	}
+	// The folded messages stay in the store while the thread refers to them.
+	if _, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"}); err != nil {
+		return foldBlock{}, err
+	}
+	return blk, nil
+}
+
+func (c *Compactor) newFold(ctx context.Context, t *thread, first, end int, raws []json.RawMessage, data []byte) (foldBlock, error) {
+	tokens := 0
+	for _, raw := range raws {
+		tokens += c.count(raw)
+	}
+	ref, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"})
+	if err != nil {
+		return foldBlock{}, err
+	}
+	f := Fold{First: first, Last: end - 1, Ref: ref, Tokens: tokens}
+	head := fmt.Sprintf("[crumb summary of messages %d-%d (%d messages, %s tokens), kept exactly as ref %s (a JSON array of the messages); read them with: %s]",
+		first+1, end, end-first, commas(tokens), ref, c.hintFor(ref))
+	digest := c.digest(t, first, end, c.opts.FoldTokens-c.opts.Counter.Count(head))
+	text := digest
+	if c.opts.Summarizer != nil {
+		s, err := c.summarize(ctx, t.format, raws, digest, ref)
+		switch {
+		case err != nil:
+			f.Fallback, f.Err = true, err.Error()
+		default:
+			text, f.Summarized = s, true
+		}
+	}
+	tb := textBlock(head + "\n" + text)
+	return foldBlock{fold: f, text: tb, cost: c.opts.Counter.Count(string(tb)) + 1}, nil
+}
+
+// summaryAttr is the annotation under which a summarizer's answer for a
+// fold is cached in the store, beside the folded messages.
+const summaryAttr = "history.summary"
+
+func (c *Compactor) summarize(ctx context.Context, f Format, raws []json.RawMessage, digest string, ref store.Ref) (string, error) {
+	if info, err := c.opts.Store.Stat(ctx, ref); err == nil {
+		if s := info.Attrs[summaryAttr]; s != "" {
+			return s, nil
+		}
+	}
+	s, err := c.opts.Summarizer.Summarize(ctx, SummaryRequest{Format: f, Messages: raws, Digest: digest, MaxTokens: c.opts.FoldTokens})
+	if err != nil {
+		return "", fmt.Errorf("summarizer: %w", err)
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("summarizer: empty summary")
+	}
+	if n := c.opts.Counter.Count(s); n > c.opts.FoldTokens {
+		return "", fmt.Errorf("summarizer: summary of %d tokens is over its bound of %d", n, c.opts.FoldTokens)
+	}
+	if a, ok := c.opts.Store.(store.Annotator); ok {
+		_ = a.Annotate(ctx, ref, map[string]string{summaryAttr: s})
+	}
+	return s, nil
+}
+
+// textBlock is a content part of type text, the same in both formats.
+func textBlock(text string) json.RawMessage {
+	return object{{key: "type", value: jsonString("text")}, {key: "text", value: jsonString(text)}}.marshal()
+}
+
+// summaryMessage is the user message that carries the running summary, one
+// text block per fold, so that a new fold only appends to it.
+func summaryMessage(blocks []json.RawMessage) json.RawMessage {
+	return object{{key: "role", value: jsonString("user")}, {key: "content", value: joinArray(blocks)}}.marshal()
+}
