@@ -13,7 +13,7 @@ import (
 // tried without side effects outside a temporary store ("run" always runs
 // true, and mcp, bench, init and hook are left out: they start servers,
 // read corpora or write the user's files).
-var fuzzCommands = []string{"project", "read", "grep", "ls", "stats", "gc", "version", "help", "run"}
+var fuzzCommands = []string{"project", "read", "grep", "ls", "stats", "gc", "version", "help", "run", "compact"}
 
 // fuzzRef is the ref of fuzzBody, which "REF" in a fuzzed argument stands
 // for.
@@ -73,6 +73,8 @@ func FuzzFlags(f *testing.F) {
 		{8, "--timeout=1ns\n--grace=0s"},
 		{8, "--budget=0"},
 		{8, "--timeout=-1s"},
+		{9, "--budget\n576460752303423488"},
+		{9, "--recent\n0\n--fold-step\n-1"},
 	} {
 		f.Add(s.cmd, s.args)
 	}
