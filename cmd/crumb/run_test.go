@@ -283,10 +283,11 @@ func TestRunLargeOutput(t *testing.T) {
 	}
 }
 
-// TestRunInterrupt sends SIGINT to crumb while the command runs: crumb
-// passes it on, still prints the view of what the command wrote, and exits
-// with 130.
-func TestRunInterrupt(t *testing.T) {
+// startRun starts crumb run as a process of its own with args, running
+// the shell script, whose last steps must touch $STARTED; it returns once
+// they have, with the process and its output.
+func startRun(t *testing.T, args []string, script string) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
+	t.Helper()
 	needShell(t)
 	crumbBin, err := exec.LookPath("crumb")
 	if err != nil {
@@ -294,27 +295,26 @@ func TestRunInterrupt(t *testing.T) {
 	}
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")
-	cmd := exec.Command(crumbBin, "run", "--budget", "300", "--", "sh", "-c", "seq 1 20000; touch "+started+"; sleep 30")
-	cmd.Env = append(os.Environ(), "CRUMB_STORE="+dir, "CRUMB_GC=off")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd = exec.Command(crumbBin, append(append([]string{"run"}, args...), "--", "sh", "-c", script)...)
+	cmd.Env = append(os.Environ(), "CRUMB_STORE="+dir, "CRUMB_GC=off", "STARTED="+started)
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the command never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitFor(t, func() bool { return exists(started) })
+	return cmd, stdout, stderr
+}
+
+// TestRunInterrupt sends SIGINT to crumb while the command runs: crumb
+// passes it on, still prints the view of what the command wrote, and exits
+// with 130.
+func TestRunInterrupt(t *testing.T) {
+	cmd, stdout, stderr := startRun(t, []string{"--budget", "300"}, `seq 1 20000; touch "$STARTED"; sleep 30`)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("crumb took %v to end after SIGINT", took)
 	}
@@ -424,24 +424,10 @@ func TestFee(t *testing.T) {
 // cleans up on SIGINT for longer than a moment: the command gets its
 // --grace to finish, and is not killed at once.
 func TestRunInterruptGrace(t *testing.T) {
-	needShell(t)
-	crumbBin, err := exec.LookPath("crumb")
-	if err != nil {
-		t.Skip("crumb is not on $PATH")
-	}
-	dir := t.TempDir()
-	started := filepath.Join(dir, "started")
-	script := `trap 'sleep 1; echo cleaned up; exit 130' INT; echo working; touch ` + started + `; while :; do sleep 0.1; done`
-	cmd := exec.Command(crumbBin, "run", "--grace", "20s", "--", "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "CRUMB_STORE="+dir, "CRUMB_GC=off")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return exists(started) })
+	script := `trap 'sleep 1; echo cleaned up; exit 130' INT; echo working; touch "$STARTED"; while :; do sleep 0.1; done`
+	cmd, stdout, stderr := startRun(t, []string{"--grace", "20s"}, script)
 	cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Errorf("crumb: %v, want exit status 130; stderr %s", err, stderr.String())
 	}
