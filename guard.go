@@ -18,6 +18,7 @@ import (
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/summarize"
 	"github.com/crumb-dev/crumb/tokens"
 )
 
@@ -64,6 +65,12 @@ type Config struct {
 	// Hint renders a continuation in a view. Nil means the crumb command
 	// line ("crumb read REF --lines A:B").
 	Hint recall.Hint
+	// Summarizer, when set, writes an LLM summary of each projected result
+	// between the threshold and its maximum input, once the exact result
+	// is stored; a summary that fails, is invalid or quotes a fact the
+	// result does not hold gives the projection instead, marked as a
+	// fallback. Nil (the default) means no summaries.
+	Summarizer *summarize.Summarizer
 	// Logger receives warnings (a store that failed, a projector that
 	// fell back). Nil discards them.
 	Logger *slog.Logger
@@ -243,6 +250,25 @@ type Receipt struct {
 	// ProjectError says why the kind's projector failed, when the view
 	// fell back to the plain text projection.
 	ProjectError string `json:"project_error,omitempty"`
+	// Summary describes the LLM summary, when one was asked for.
+	Summary *SummaryReceipt `json:"summary,omitempty"`
+}
+
+// SummaryReceipt holds facts about a summary: who wrote it, how long it
+// took, what the endpoint reported, which facts were checked, or why there
+// is none (Error, and the view is the projection).
+type SummaryReceipt struct {
+	Model     string   `json:"model,omitempty"`
+	LatencyMS *int64   `json:"latency_ms,omitempty"`
+	Attempts  []string `json:"attempts,omitempty"`
+	// InputTokens and OutputTokens are as the endpoint reported them; a
+	// reported zero is kept, an unreported figure is absent.
+	InputTokens  *int64 `json:"input_tokens,omitempty"`
+	OutputTokens *int64 `json:"output_tokens,omitempty"`
+	Cached       bool   `json:"cached,omitempty"`
+	Facts        int    `json:"facts"`
+	Verified     int    `json:"verified"`
+	Error        string `json:"error,omitempty"`
 }
 
 // Option adjusts one call to Project.
@@ -401,6 +427,7 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	if perr != nil {
 		return nil, perr
 	}
+	out = g.summarize(ctx, res, kind, obj, info, out, &rc)
 	if ended && commandAttrs(res) != nil {
 		// The command's end was not known when the result was stored.
 		if a, ok := g.store.(store.Annotator); ok {
@@ -570,9 +597,13 @@ func (g *Guard) project(ctx context.Context, kind Kind, in *project.Input, rc *R
 // finish completes the receipt of a projected view and records the view's
 // size with the stored result.
 func (g *Guard) finish(ctx context.Context, in *project.Input, out project.Output, rc Receipt) (*View, error) {
-	rc.Output = OutputProjected
-	if rc.StoreError != "" || rc.ProjectError != "" {
+	switch {
+	case rc.StoreError != "" || rc.ProjectError != "" || (rc.Summary != nil && rc.Summary.Error != ""):
 		rc.Output = OutputFallback
+	case rc.Summary != nil:
+		rc.Output = OutputSummarized
+	default:
+		rc.Output = OutputProjected
 	}
 	rc.ViewBytes = len(out.Text)
 	rc.ViewTokens = g.cfg.Counter.Count(out.Text)

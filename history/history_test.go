@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb/history"
+	"github.com/crumb-dev/crumb/internal/llmtest"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/summarize"
 )
 
 func newStore(t testing.TB) store.Store {
@@ -685,5 +687,35 @@ func TestSummaryMergesOldBlocks(t *testing.T) {
 		if !merged {
 			t.Errorf("%s: no merged block among %d folds", f, len(res.Folds))
 		}
+	}
+}
+
+// TestLLMSummaries folds turns with a model behind a local server that
+// speaks the OpenAI wire format: a verified summary stands in the thread; a
+// lying one gives the digest, marked as a fallback.
+func TestLLMSummaries(t *testing.T) {
+	in := transcript(t, history.OpenAI, 60)
+	e := llmtest.Start(t, "openai", `{"overview":"The agent ran its tools one by one.","critical_facts":["it began with \"Step 1: I will run\""],"omitted":"the results"}`)
+	s, err := summarize.New(summarize.Config{API: summarize.OpenAI, BaseURL: e.BaseURL, Models: []string{"ok"}, APIKey: llmtest.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := newCompactor(t, history.Options{Budget: 10000, Summarizer: history.LLM(s)}).Compact(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Folds) == 0 || !res.Folds[0].Summarized || !bytes.Contains(res.Body, []byte(`✓ it began with`)) {
+		t.Fatalf("folds %+v", res.Folds)
+	}
+	liar, err := summarize.New(summarize.Config{API: summarize.OpenAI, BaseURL: e.BaseURL, Models: []string{"lying"}, APIKey: llmtest.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = newCompactor(t, history.Options{Budget: 10000, Summarizer: history.LLM(liar)}).Compact(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Folds) == 0 || !res.Folds[0].Fallback || !strings.Contains(res.Folds[0].Err, "not in the result") {
+		t.Fatalf("a lying model: folds %+v", res.Folds)
 	}
 }

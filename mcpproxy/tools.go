@@ -1,14 +1,23 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/jsonobj"
+	"github.com/crumb-dev/crumb/internal/sniff"
+	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,6 +29,9 @@ type readArgs struct {
 	Lines *span  `json:"lines,omitempty"`
 	Bytes *span  `json:"bytes,omitempty"`
 	Rev   string `json:"rev,omitempty"`
+	// Blob asks for the bytes as an embedded resource blob, as the pages
+	// of a binary result continue.
+	Blob bool `json:"blob,omitempty"`
 }
 
 // searchArgs are the arguments of crumb_search.
@@ -121,10 +133,12 @@ func (p *Proxy) buildTools() []json.RawMessage {
 		Name:  p.names.Read,
 		Title: "Read a saved tool result",
 		Description: "Read part of a tool result too large to show whole, which crumb saved: such results end with the exact call of this tool that reads on. " +
-			"Give the ref and a line range (\"41:240\") or a byte range; it reads the saved copy and never runs the original tool again.",
+			"Give the ref and a line range (\"41:240\") or a byte range; it reads the saved copy and never runs the original tool again. " +
+			"A binary result (called with its ref alone) comes back as an image, or as base64 blobs in pages.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` + ref +
 			`,"lines":{"type":"string","description":"Lines A:B, numbered from 1, both ends included; \"A:\" reads to the end."}` +
 			`,"bytes":{"type":"string","description":"Bytes A:B, offsets from 0, B excluded."},` + rev +
+			`,"blob":{"type":"boolean","description":"Return the bytes as an embedded resource blob (base64), as the pages of a binary result continue."}` +
 			`},"required":["ref"],"additionalProperties":false}`),
 		Annotations: json.RawMessage(readOnly),
 	}, {
@@ -159,53 +173,233 @@ func (p *Proxy) buildTools() []json.RawMessage {
 	return out
 }
 
-// textResult is a CallToolResult of one text block.
-type textResult struct {
-	Content []textBlock `json:"content"`
-	IsError bool        `json:"isError,omitempty"`
-}
-
+// textBlock is a text content block.
 type textBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
 
+// ownResult is a CallToolResult of crumb's tools.
+type ownResult struct {
+	Content []json.RawMessage `json:"content"`
+	IsError bool              `json:"isError,omitempty"`
+}
+
+func textContent(s string) json.RawMessage { return jsonobj.Marshal(textBlock{Type: "text", Text: s}) }
+
 // answerOwn answers a call of one of crumb's tools. Bad arguments and reads
 // that fail are tool errors the model can read and act on, not protocol
 // errors.
 func (s *session) answerOwn(ctx context.Context, id jsonrpc.ID, name string, args json.RawMessage) *jsonrpc.Response {
-	text, err := s.p.callOwn(ctx, name, args)
-	res := textResult{Content: []textBlock{{Type: "text", Text: text}}}
+	content, err := s.p.callOwn(ctx, name, args)
+	res := ownResult{Content: content}
 	if err != nil {
-		res = textResult{Content: []textBlock{{Type: "text", Text: name + ": " + err.Error()}}, IsError: true}
+		text := name + ": " + err.Error()
 		if h := errorHint(err, s.p.names); h != "" {
-			res.Content[0].Text += "\n" + h
+			text += "\n" + h
 		}
+		res = ownResult{Content: []json.RawMessage{textContent(text)}, IsError: true}
 	}
 	return &jsonrpc.Response{ID: id, Result: jsonobj.Marshal(res)}
 }
 
-// callOwn runs one of crumb's tools and returns the page it shows.
-func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) (string, error) {
+// callOwn runs one of crumb's tools and returns the content blocks of its
+// answer: a page of text, or, for a binary result, its bytes as an image
+// block or as an embedded resource blob, after a line that says what they
+// are and how to read on.
+func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) ([]json.RawMessage, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
 	req, err := p.parseOwn(name, args)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	st := p.guard.Store()
 	opts := recall.Options{Budget: p.budget, Hint: p.hint, Line: crumb.LineRenderer(ctx, st)}
+	read := req.Grep == nil && req.Pointer == nil && req.Query == ""
+	if read && name == p.names.Read && wantsBlob(args) {
+		return p.readBinary(ctx, st, req)
+	}
 	page, err := recall.Read(ctx, st, req, opts)
+	if read && errors.Is(err, recall.ErrBinary) {
+		return p.readBinary(ctx, st, req)
+	}
 	if err != nil {
-		return "", err
+		return nil, p.toolError(req, err)
 	}
 	// What is read back counts against the savings crumb stats reports.
 	if err := recall.Charge(ctx, st, req.Ref, page.Tokens); err != nil {
 		p.log.Warn("crumb mcp: counting a page read back", "ref", string(req.Ref), "err", err)
 	}
-	return page.Text, nil
+	return []json.RawMessage{textContent(page.Text)}, nil
 }
+
+// wantsBlob reports whether crumb_read's arguments ask for a blob.
+func wantsBlob(args json.RawMessage) bool {
+	var a struct {
+		Blob bool `json:"blob"`
+	}
+	return json.Unmarshal(args, &a) == nil && a.Blob
+}
+
+// BlobPageBytes is the most bytes of a binary result one call of crumb_read
+// returns as an embedded resource blob; a larger result (or range) comes in
+// pages, each naming the call that reads the next.
+const BlobPageBytes = 64 << 10
+
+// readBinary returns a stored result, or the byte range req names, as
+// content blocks: a whole image (or audio clip) a model can take as one
+// block; anything else as an embedded resource blob of at most
+// BlobPageBytes, in pages, whose continuations ask for blobs again. A line
+// of text first says what it is and what to call next. A line range is
+// read from the start: binary content has no lines.
+func (p *Proxy) readBinary(ctx context.Context, st store.Store, req recall.Request) ([]json.RawMessage, error) {
+	obj, err := recall.Open(ctx, st, req)
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	size := obj.Size()
+	from, end := int64(0), size
+	if req.Bytes != nil {
+		from = req.Bytes.From
+		if req.Bytes.To != 0 && req.Bytes.To < end {
+			end = req.Bytes.To
+		}
+		if from >= size && size > 0 {
+			return nil, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", recall.ErrOutOfRange, from, req.Ref, textfmt.Int(size), size)
+		}
+	}
+	head := make([]byte, min(size, sniff.Len))
+	if _, err := obj.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("mcpproxy: reading %s: %w", req.Ref, err)
+	}
+	mime := sniff.MIME(head)
+	rev := recall.Rev(obj.Info().Digest)
+	what := string(req.Ref) + ": " + sniff.Describe(head) + ", " + textfmt.Size(size)
+	if from == 0 && end == size {
+		if b, desc := mediaBlock(obj, mime, size); b != nil {
+			return []json.RawMessage{textContent("[crumb read " + what + "; " + desc + ", whole]"), b}, nil
+		}
+		if strings.HasPrefix(mime, "image/") {
+			what += ", larger than a model takes as an image"
+		}
+	}
+	stop := min(end, from+BlobPageBytes)
+	data := make([]byte, stop-from)
+	if n, err := obj.ReadAt(data, from); n < len(data) {
+		return nil, fmt.Errorf("mcpproxy: reading %s: %w", req.Ref, err)
+	}
+	uri := "crumb:" + string(req.Ref)
+	if from > 0 || stop < size {
+		uri += "#bytes=" + strconv.FormatInt(from, 10) + ":" + strconv.FormatInt(stop, 10)
+	}
+	blob := jsonobj.Marshal(struct {
+		Type     string `json:"type"`
+		Resource any    `json:"resource"`
+	}{"resource", struct {
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType"`
+		Blob     string `json:"blob"`
+	}{uri, mime, base64.StdEncoding.EncodeToString(data)}})
+	text := "[crumb read " + what + "; bytes " + strconv.FormatInt(from, 10) + ":" + strconv.FormatInt(stop, 10) + " follow as a blob (base64)"
+	switch {
+	case stop < end:
+		next := span(strconv.FormatInt(stop, 10) + ":")
+		if end < size {
+			next += span(strconv.FormatInt(end, 10))
+		}
+		a := readArgs{Ref: string(req.Ref), Bytes: &next, Blob: true}
+		if needsRev(recall.Request{Ref: req.Ref, Rev: rev}) {
+			a.Rev = rev
+		}
+		text += "; next: " + p.names.Read + " " + string(jsonobj.Marshal(a)) + "]"
+	case end < size:
+		text += "; the end of the range asked for]"
+	default:
+		text += "; the end of the result]"
+	}
+	return []json.RawMessage{textContent(text), blob}, nil
+}
+
+// mediaBlock returns an image or audio block of a whole binary result that
+// a model can take as one block, and a few words on it; nil for anything
+// else, or an image beyond the limits a model takes.
+func mediaBlock(obj store.Object, mime string, size int64) (json.RawMessage, string) {
+	kind, _, _ := strings.Cut(mime, "/")
+	if kind != "image" && kind != "audio" || size > project.MaxImageBytes {
+		return nil, ""
+	}
+	data := make([]byte, size)
+	if n, _ := obj.ReadAt(data, 0); int64(n) < size {
+		return nil, ""
+	}
+	desc := "an " + kind + " block"
+	if kind == "image" {
+		cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil || max(cfg.Width, cfg.Height) > project.MaxImageSide {
+			return nil, ""
+		}
+		desc = fmt.Sprintf("an image block, %dx%d", cfg.Width, cfg.Height)
+	}
+	return jsonobj.Marshal(struct {
+		Type     string `json:"type"`
+		Data     string `json:"data"`
+		MimeType string `json:"mimeType"`
+	}{kind, base64.StdEncoding.EncodeToString(data), mime}), desc
+}
+
+// cliRead finds the crumb commands that recall's messages name.
+var cliRead = regexp.MustCompile(`(?:[^\s;()]*/)?crumb (read [^\s;()]+(?: --(?:lines|bytes|pointer|jq|rev) [^\s;()]+)*)`)
+
+// cliRange finds the bare ranges recall's messages suggest, such as
+// "(read --lines 1:40)".
+var cliRange = regexp.MustCompile(`\bread (--lines|--bytes) ([0-9]+:[0-9]*)`)
+
+// toolError rewrites the commands a read's error suggests as calls of
+// crumb's tools: a model behind MCP has no command line.
+func (p *Proxy) toolError(req recall.Request, err error) error {
+	msg := err.Error()
+	out := cliRead.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := cliRead.FindStringSubmatch(m)
+		r, perr := recall.ParseArgv(strings.Fields(sub[1]))
+		if perr != nil {
+			return m
+		}
+		return p.hint(r)
+	})
+	out = cliRange.ReplaceAllStringFunc(out, func(m string) string {
+		sub := cliRange.FindStringSubmatch(m)
+		sp, perr := recall.ParseSpan(sub[2])
+		if perr != nil {
+			return m
+		}
+		r := recall.Request{Ref: req.Ref, Rev: req.Rev}
+		if sub[1] == "--lines" {
+			r.Lines = &sp
+		} else {
+			r.Bytes = &sp
+		}
+		return p.hint(r)
+	})
+	out = strings.ReplaceAll(out, "with --pointer first", "with "+p.names.Query+" and a \"pointer\" first")
+	out = strings.ReplaceAll(out, "--from ", `"from" `)
+	if out == msg {
+		return err
+	}
+	return &toolErr{msg: out, err: err}
+}
+
+// toolErr is an error whose message is rewritten for MCP; it still wraps
+// the original, so errors.Is sees its sentinel.
+type toolErr struct {
+	msg string
+	err error
+}
+
+func (e *toolErr) Error() string { return e.msg }
+func (e *toolErr) Unwrap() error { return e.err }
 
 // parseOwn turns the arguments of one of crumb's tools into a read request.
 func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, error) {
@@ -271,7 +465,43 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 		return req, err
 	}
 	req.Ref = ref
+	if err := checkBounds(req); err != nil {
+		return req, err
+	}
 	return req, req.Validate()
+}
+
+// The largest numbers crumb's tools take: far beyond any stored result
+// (which a store caps at MaxKeep bytes), and far enough below the largest
+// int64 that no sum of them overflows.
+const (
+	maxCount   = 1 << 40 // matches, lines or offsets
+	maxContext = 1000    // lines of context around a match
+)
+
+// checkBounds checks the numbers of a request against the limits above,
+// before anything adds them up.
+func checkBounds(r recall.Request) error {
+	for _, sp := range []struct {
+		name string
+		sp   *recall.Span
+	}{{"lines", r.Lines}, {"bytes", r.Bytes}} {
+		if sp.sp != nil && (sp.sp.From > maxCount || sp.sp.To > maxCount) {
+			return fmt.Errorf("%w: %q %s reaches past %s; no stored result is that large", recall.ErrBadRequest, sp.name, sp.sp, textfmt.Int(maxCount))
+		}
+	}
+	if g := r.Grep; g != nil {
+		for _, n := range []struct {
+			name  string
+			v     int64
+			limit int64
+		}{{"context", int64(g.Context), maxContext}, {"max", int64(g.Max), maxCount}, {"from", g.From, maxCount}, {"skip", int64(g.Skip), maxCount}} {
+			if n.v < 0 || n.v > n.limit {
+				return fmt.Errorf("%w: %q is %d; give a whole number from 0 to %s", recall.ErrBadRequest, n.name, n.v, textfmt.Int(n.limit))
+			}
+		}
+	}
+	return nil
 }
 
 // errorHint says what the model can do after a failed read.
@@ -288,7 +518,7 @@ func errorHint(err error, n Names) string {
 	case errors.Is(err, recall.ErrRevision):
 		return "The saved content changed; start again from its newest view."
 	case errors.Is(err, recall.ErrBinary):
-		return "The saved result is binary: it has no text to show."
+		return "The saved result is binary: call " + n.Read + " with its ref alone (or a \"bytes\" range) for its bytes."
 	}
 	return ""
 }

@@ -59,6 +59,10 @@ func (a args) str(keys ...string) string {
 	return ""
 }
 
+// IntentOf returns the intent a call's arguments carry ("intent",
+// "description", "question", ...), or "".
+func IntentOf(raw json.RawMessage) string { return intentOf(raw) }
+
 // intentOf returns the intent a call's arguments carry, or "".
 func intentOf(raw json.RawMessage) string {
 	return normArgs(raw).str(intentKeys...)

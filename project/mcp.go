@@ -179,6 +179,11 @@ func parseObject(raw []byte) (object, error) {
 				return nil, err
 			}
 		}
+		// The scanner lets a control byte in a key through, which a
+		// client would reject: such an object is not valid JSON.
+		if !json.Valid(raw[k.Start:k.End]) {
+			return nil, fmt.Errorf("invalid key at byte %d", k.Start)
+		}
 		key, _ := jsonscan.KeyText(raw[k.Start:k.End], false)
 		o = append(o, member{key: key, raw: raw[k.Start:k.End], val: raw[v.Start:end]})
 	}
@@ -270,6 +275,9 @@ type mcpProjection struct {
 	// squeeze is taken off the text items' share when the result came out
 	// over the budget.
 	squeeze int
+	// seq reports that the text items are shown as one sequence (see
+	// sequence), which any squeeze shortens.
+	seq bool
 }
 
 // contentOut is one block of the new content: the block as it was, a new
@@ -279,6 +287,8 @@ type contentOut struct {
 	raw   []byte
 	item  *textItem
 	parts []*textItem
+	// note is the text of a note crumb added, whose block raw is.
+	note string
 }
 
 // textItem is text the model reads: a text block, the text of an embedded
@@ -333,7 +343,7 @@ func (m *mcpProjection) project() (Output, error) {
 		out := m.assemble()
 		over := m.viewTokens(out.Text) - m.in.Budget
 		squeeze := m.squeeze + over + 8<<try
-		if over <= 0 || try == 3 || m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
+		if over <= 0 || try == 3 || !m.seq && m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
 			// Within the budget, or what is over is not the text items'
 			// doing (a structuredContent kept whole): nothing to gain.
 			return out, nil
@@ -515,7 +525,8 @@ func (m *mcpProjection) block(i int, b object) error {
 			return nil
 		}
 		m.change = true
-		m.out = append(m.out, contentOut{raw: nb}, contentOut{raw: m.note(note)})
+		m.out = append(m.out, contentOut{raw: nb})
+		m.addNote(note, false)
 	case "audio":
 		m.out = append(m.out, contentOut{raw: raw})
 		m.media = append(m.media, json.RawMessage(raw))
@@ -526,6 +537,23 @@ func (m *mcpProjection) block(i int, b object) error {
 		m.out = append(m.out, contentOut{raw: raw})
 	}
 	return nil
+}
+
+// addNote adds a note as a block of its own or, with join, at the end of
+// the last note added, so that what is said about one piece of data is
+// said in one block.
+func (m *mcpProjection) addNote(text string, join bool) {
+	if join {
+		for i := len(m.out) - 1; i >= 0; i-- {
+			if c := &m.out[i]; c.note != "" {
+				m.notes -= m.in.Counter.Count(c.note) + 1
+				c.note += " " + text
+				c.raw = m.note(c.note)
+				return
+			}
+		}
+	}
+	m.out = append(m.out, contentOut{raw: m.note(text), note: text})
 }
 
 // note makes a text block holding a note, and counts it.
@@ -590,11 +618,25 @@ func (m *mcpProjection) resource(i int, b object, raw []byte) error {
 	case err != nil:
 		note += " is left out and could not be stored: " + err.Error() + "]"
 	default:
-		note += " is stored as ref " + string(ref) + "; save it with: crumb read " + string(ref) + " --all > FILE]"
+		note += " is stored as ref " + string(ref) + "; get it with: " + m.in.assetRead(ref) + "]"
 	}
 	m.change = true
-	m.out = append(m.out, contentOut{raw: m.note(note)})
+	m.addNote(note, false)
 	return nil
+}
+
+// assetRead is the read that gets back bytes stored apart (an image's
+// original, a resource's blob): through MCP, a call of crumb_read with the
+// ref alone, which returns them as an image block or as blobs; on the
+// command line, which shows no binary, the command that writes them to a
+// file.
+func (in *Input) assetRead(ref store.Ref) string {
+	r := recall.Request{Ref: ref}
+	h := in.Hint(r)
+	if h == recall.CLIHint(r) {
+		return h + " --all > FILE"
+	}
+	return h
 }
 
 // put stores bytes extracted from the result.
@@ -665,6 +707,11 @@ func (m *mcpProjection) shareBudget() error {
 	big := order[k:]
 	// Back in document order: what is named first comes first.
 	slices.SortStableFunc(big, func(a, b *textItem) int { return a.idx - b.idx })
+	if left/len(big) < recall.MinBudget && m.smallItems() {
+		// Many small items: as many as fit, whole and in order, and the
+		// rest as one sequence with one continuation.
+		return m.sequence()
+	}
 	if left/len(big) < recall.MinBudget {
 		// Too many large items to project each: name their stored copies
 		// while that fits, and leave out the rest with one note.
@@ -698,6 +745,79 @@ func (m *mcpProjection) shareBudget() error {
 		left -= (used - left) + 8
 	}
 	m.change = true
+	return nil
+}
+
+// blockTokens is about what the JSON of one text block costs besides its
+// text.
+const blockTokens = 10
+
+// smallItems reports whether the text items are content blocks of their
+// own (not files of one block, nor structuredContent), most of them
+// smaller than a page: so many that projecting each, or naming each, would
+// show no content.
+func (m *mcpProjection) smallItems() bool {
+	small := 0
+	for _, it := range m.items {
+		// A nil text is one the caller keeps elsewhere: not small.
+		if it.block == nil || it.text == nil || it.head != "" || it.tail != "" {
+			return false
+		}
+		if it.cost >= 0 && it.cost < recall.MinBudget {
+			small++
+		}
+	}
+	return small*2 >= len(m.items)
+}
+
+// sequence shows the text items whole, in document order, while they fit
+// the budget, and leaves out the rest with one note: the texts left out
+// are stored apart, one after the other (each ending with a newline), as
+// one text the note's continuation reads by lines.
+func (m *mcpProjection) sequence() error {
+	m.seq = true
+	room := m.in.Budget - m.notes - m.squeeze - mcpNoteTokens
+	used, k := 0, 0
+	for ; k < len(m.items); k++ {
+		it := m.items[k]
+		c := it.cost + 1 + blockTokens
+		if it.cost < 0 || used+c > room {
+			break
+		}
+		it.out = string(it.text)
+		used += c
+	}
+	m.change = true
+	if k == len(m.items) {
+		return nil
+	}
+	rest := m.items[k:]
+	var b bytes.Buffer
+	for _, it := range rest {
+		b.Write(it.text)
+		if len(it.text) == 0 || it.text[len(it.text)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+		it.drop = true
+	}
+	what := rest[0].label
+	if len(rest) > 1 {
+		what += " to " + strings.TrimPrefix(rest[len(rest)-1].label, "text block ")
+	}
+	note := fmt.Sprintf("[crumb: %s more parts (%s; %s) are left out for lack of room", textfmt.Int(int64(len(rest))), what, textfmt.Size(int64(b.Len())))
+	data := b.Bytes()
+	ref, err := m.put(data, store.Meta{Tool: m.in.Tool, Kind: string(KindText), Args: m.in.Args})
+	switch {
+	case err == nil:
+		next := recall.Request{Ref: ref, Rev: recall.Rev(store.Sum(data)), Lines: &recall.Span{From: 1}}
+		note += "; they are stored one after another, each on its own lines, as " + string(ref) + "; read on: " + m.in.Hint(next) + "]"
+		m.next = &next
+	case m.ctx.Err() != nil:
+		return m.ctx.Err()
+	default:
+		note += "; " + m.whereText(rest[0]) + " reads the first]"
+	}
+	rest[0].drop, rest[0].out, rest[0].projected = false, note, true
 	return nil
 }
 

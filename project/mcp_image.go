@@ -81,7 +81,7 @@ func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
 	ref, err := m.put(data, store.Meta{Tool: "crumb/asset", Kind: string(KindBinary)})
 	switch {
 	case err == nil:
-		note += "; the original: ref " + string(ref) + "]"
+		note += "; the original: " + m.in.assetRead(ref) + "]"
 	case m.in.Ref != "":
 		p := "/content/" + strconv.Itoa(i) + "/data"
 		note += "; the original (base64): " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + "]"

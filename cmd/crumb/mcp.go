@@ -117,6 +117,9 @@ func runMCP(e *env, args []string) error {
 	}
 	defer d.Close()
 	guard.Store = d
+	if guard.Summarizer, err = summarizer(e, false, &cfg.Summary); err != nil {
+		return err
+	}
 	names := mcpproxy.Names{Read: cfg.MCP.ReadTool, Search: cfg.MCP.SearchTool, Query: cfg.MCP.QueryTool}
 	pageBudget := guard.Budget
 	if b := cfg.BudgetFor(withDefault(names.Read, mcpproxy.DefaultNames.Read)); b > 0 && *budget == 0 {

@@ -63,6 +63,12 @@ func TestHelperMCPServer(t *testing.T) {
 // returns a function that sends a request and returns its response.
 func mcpSession(t *testing.T, args ...string) (call func(method, params string) map[string]json.RawMessage, stderr *bytes.Buffer) {
 	t.Helper()
+	return mcpSessionEnv(t, nil, args...)
+}
+
+// mcpSessionEnv is mcpSession with more environment variables.
+func mcpSessionEnv(t *testing.T, env map[string]string, args ...string) (call func(method, params string) map[string]json.RawMessage, stderr *bytes.Buffer) {
+	t.Helper()
 	t.Setenv("CRUMB_TEST_MCP_SERVER", "1")
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -75,7 +81,7 @@ func mcpSession(t *testing.T, args ...string) (call func(method, params string) 
 			if k == "HOME" {
 				return os.Getenv("HOME")
 			}
-			return ""
+			return env[k]
 		})
 		outW.Close()
 	}()

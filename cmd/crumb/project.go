@@ -40,6 +40,7 @@ func runProject(e *env, args []string) error {
 	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
 	exitCode := optionalIntFlag(fs, "exit-code", 0, maxExitCode, "exit status", "the command's exit status `N`, for command results")
 	intent := fs.String("intent", "", "what the agent is looking for, as `TEXT`: the call's \"intent\" argument")
+	summarize := fs.Bool("summarize", false, "summarize the result with the model CRUMB_SUMMARY_* configure (facts checked against the exact result; the projection when the summary fails)")
 	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
 	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass through untouched (default: the budget)")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
@@ -79,7 +80,11 @@ func runProject(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Threshold: *threshold, Hint: e.hint()})
+	sum, err := summarizer(e, *summarize, nil)
+	if err != nil {
+		return err
+	}
+	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Threshold: *threshold, Summarizer: sum, Hint: e.hint()})
 	if err != nil {
 		return err
 	}

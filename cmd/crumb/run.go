@@ -102,6 +102,7 @@ func runRun(e *env, args []string) error {
 	grace := durationFlag(fs, "grace", 5*time.Second, 0, maxTimeout, "after --timeout or an interrupt, wait `D` between SIGTERM and SIGKILL")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\", \"exit\"} as JSON")
 	intent := fs.String("intent", "", "what the agent is looking for in the output, as `TEXT`; lines holding its words rank higher")
+	summarize := fs.Bool("summarize", false, "summarize the output with the model CRUMB_SUMMARY_* configure (see crumb project --help)")
 	storeDir := storeFlag(fs)
 	// Flags end at the command: "crumb run go test -v ./..." leaves -v to go.
 	if err := fs.Parse(args); err != nil {
@@ -120,7 +121,11 @@ func runRun(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Hint: e.hint()})
+	sum, err := summarizer(e, *summarize, nil)
+	if err != nil {
+		return err
+	}
+	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Summarizer: sum, Hint: e.hint()})
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,31 @@ type File struct {
 	Store Store `toml:"store" yaml:"store"`
 	// MCP configures the MCP proxy.
 	MCP MCP `toml:"mcp" yaml:"mcp"`
+	// Summary configures LLM summaries (off unless Enabled).
+	Summary Summary `toml:"summary" yaml:"summary"`
+}
+
+// Summary configures LLM summaries. The API key is never read from a file:
+// it comes from CRUMB_SUMMARY_KEY or the provider's usual variable.
+type Summary struct {
+	// Enabled turns summaries on for every result the proxy projects.
+	Enabled bool `toml:"enabled" yaml:"enabled"`
+	// API is "openai" (any chat-completions server) or "anthropic".
+	API string `toml:"api" yaml:"api"`
+	// URL is the endpoint's base URL.
+	URL string `toml:"url" yaml:"url"`
+	// Models is the ladder of models, tried in order.
+	Models []string `toml:"models" yaml:"models"`
+	// Timeout bounds one summary.
+	Timeout Duration `toml:"timeout" yaml:"timeout"`
+	// MaxInput and MaxOutput bound the result summarized and the summary,
+	// in tokens.
+	MaxInput  int `toml:"max_input" yaml:"max_input"`
+	MaxOutput int `toml:"max_output" yaml:"max_output"`
+	// Schema is the path of a JSON Schema for the summary, relative to the
+	// configuration file; Instructions replace the default instructions.
+	Schema       string `toml:"schema" yaml:"schema"`
+	Instructions string `toml:"instructions" yaml:"instructions"`
 }
 
 // Tool is the policy for the tools a glob matches.
@@ -119,6 +144,9 @@ func Load(name string) (*File, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
+	}
+	if sc := f.Summary.Schema; sc != "" && !filepath.IsAbs(sc) {
+		f.Summary.Schema = filepath.Join(filepath.Dir(name), sc)
 	}
 	return f, nil
 }

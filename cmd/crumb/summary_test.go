@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crumb-dev/crumb/internal/llmtest"
+)
+
+const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":["--- FAIL: TestTour/tour_2"],"omitted":"the passing tests"}`
+
+func runWithEnv(t *testing.T, env map[string]string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr, func(k string) string { return env[k] })
+	return code, stdout.String(), stderr.String()
+}
+
+// TestSummarizeCommands checks that crumb project --summarize, crumb run
+// --summarize and CRUMB_SUMMARY=on use the configured endpoint through the
+// one library call, and give the same view.
+func TestSummarizeCommands(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "command-go-test-v-deep-fail", "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, api := range []string{"openai", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			e := llmtest.Start(t, api, deepFailAnswer)
+			env := map[string]string{"CRUMB_STORE": t.TempDir(), "CRUMB_GC": "off", "CRUMB_SUMMARY_API": api, "CRUMB_SUMMARY_URL": e.BaseURL,
+				"CRUMB_SUMMARY_MODELS": "500,ok", "CRUMB_SUMMARY_KEY": llmtest.Key}
+			code, view, stderr := runWithEnv(t, env, string(out), "project", "--kind", "command", "--exit-code", "1", "--summarize")
+			if code != 0 || !strings.Contains(view, "[crumb summary of a result (command)") || !strings.Contains(view, "✓ --- FAIL: TestTour/tour_2") {
+				t.Fatalf("project --summarize: exit %d\n%s\n%s", code, view, stderr)
+			}
+			if strings.Contains(stderr, llmtest.Key) {
+				t.Error("the key was printed")
+			}
+			// Off by default: the same call without --summarize projects.
+			_, plain, _ := runWithEnv(t, env, string(out), "project", "--kind", "command", "--exit-code", "1")
+			if strings.Contains(plain, "[crumb summary") {
+				t.Error("summaries are on without --summarize or CRUMB_SUMMARY=on")
+			}
+			// On for every call, and the JSON receipt says so.
+			env["CRUMB_SUMMARY"] = "on"
+			_, js, _ := runWithEnv(t, env, string(out), "project", "--kind", "command", "--exit-code", "1", "--json")
+			if !strings.Contains(js, `"output": "summarized"`) || !strings.Contains(js, `"model": "ok"`) || !strings.Contains(js, `"attempts": [`) {
+				t.Errorf("project --json with CRUMB_SUMMARY=on:\n%.2000s", js)
+			}
+			// crumb run gives the same view.
+			file := filepath.Join(t.TempDir(), "out.txt")
+			if err := os.WriteFile(file, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, ran, _ := runWithEnv(t, env, "", "run", "--", "sh", "-c", "cat "+file+"; exit 1")
+			if code != 1 || !strings.Contains(ran, "✓ --- FAIL: TestTour/tour_2") {
+				t.Errorf("run with summaries: exit %d\n%s", code, ran)
+			}
+		})
+	}
+}
+
+func TestSummarizeNotConfigured(t *testing.T) {
+	env := map[string]string{"CRUMB_STORE": t.TempDir(), "CRUMB_GC": "off"}
+	code, _, stderr := runWithEnv(t, env, strings.Repeat("line of output\n", 2000), "project", "--summarize")
+	if code == 0 || !strings.Contains(stderr, "CRUMB_SUMMARY_MODELS") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	env["CRUMB_SUMMARY"] = "maybe"
+	if code, _, stderr := runWithEnv(t, env, "x", "project"); code == 0 || !strings.Contains(stderr, "want on or off") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestMCPSummaries checks that crumb mcp summarizes large tool results when
+// its configuration file turns summaries on, and keeps the CallToolResult's
+// shape.
+func TestMCPSummaries(t *testing.T) {
+	e := llmtest.Start(t, "openai", `{"overview":"the helper printed 5000 numbered lines","critical_facts":["the last is \"line 5000 of the helper's output\""],"omitted":"the lines themselves"}`)
+	cfg := filepath.Join(t.TempDir(), "crumb.toml")
+	os.WriteFile(cfg, []byte("budget = 300\n[summary]\nenabled = true\napi = \"openai\"\nurl = \""+e.BaseURL+"\"\nmodels = [\"ok\"]\n"), 0o644)
+	call, stderr := mcpSessionEnv(t, map[string]string{"CRUMB_SUMMARY_KEY": llmtest.Key}, "--config", cfg)
+	call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
+	call("tools/list", `{}`)
+	big := call("tools/call", `{"name":"lines","arguments":{"n":5000}}`)
+	var r struct {
+		Content []struct {
+			Type, Text string
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(big["result"], &r); err != nil || len(r.Content) != 1 {
+		t.Fatalf("result %s: %v (stderr %s)", big["result"], err, stderr)
+	}
+	if text := r.Content[0].Text; !strings.Contains(text, "[crumb summary of a result (mcp)") || !strings.Contains(text, `✓ the last is "line 5000`) || !strings.Contains(text, "crumb_read {") {
+		t.Errorf("the MCP result is not the summary naming crumb_read:\n%s", text)
+	}
+	if e.Calls() != 1 {
+		t.Errorf("%d model calls", e.Calls())
+	}
+}
