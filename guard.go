@@ -190,6 +190,10 @@ type Result struct {
 	// results: a JSON Schema object, the JSON null when the tool is known to
 	// have none, empty when it is not known (see project.Input).
 	OutputSchema json.RawMessage
+	// Spilled holds the strings of a KindMCP result stored apart before it
+	// was projected, by their JSON pointer (see project.Input.Spilled). A
+	// result with spilled strings is always projected.
+	Spilled map[string]project.Spill
 }
 
 // View is what enters the model's context for a result.
@@ -314,6 +318,12 @@ func (g *Guard) limits(tool string, o callOptions) (budget, threshold int, exemp
 	return budget, threshold, exempt
 }
 
+// Limits returns the budget and threshold that apply to a tool's results,
+// and whether they pass through untouched (exempt).
+func (g *Guard) Limits(tool string) (budget, threshold int, exempt bool) {
+	return g.limits(tool, callOptions{})
+}
+
 // Project turns a tool result into the view the model sees. A text result
 // within the threshold, and any result of an exempt tool, passes through
 // unchanged. A larger one is stored exactly, then projected within the
@@ -340,15 +350,16 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		kind = project.Detect(body[:min(len(body), sniff.Len)], project.Hints{Tool: res.Tool, Command: res.ExitCode != nil || len(res.Command) > 0})
 	}
 	rc.Kind = kind
-	if rest == nil && (exempt || kind != KindBinary) {
+	if rest == nil && (exempt || kind != KindBinary) && len(res.Spilled) == 0 {
+		text := string(body) // the one copy a pass-through makes
 		if exempt || len(body) <= threshold {
 			// Every token is at least a byte, so this fits; the receipt's
 			// count is an estimate, which keeps pass-through cheap.
-			return g.exact(body, rc, tokens.Estimate(string(body)), tokens.EstimateName), nil
+			return g.exact(text, rc, tokens.Estimate(text), tokens.EstimateName), nil
 		}
 		if len(body) <= threshold*16 {
-			if n := g.cfg.Counter.Count(string(body)); n <= threshold {
-				return g.exact(body, rc, n, g.cfg.Counter.Name()), nil
+			if n := g.cfg.Counter.Count(text); n <= threshold {
+				return g.exact(text, rc, n, g.cfg.Counter.Name()), nil
 			}
 		}
 	}
@@ -476,15 +487,15 @@ func (g *Guard) prefix(res Result, exempt bool, threshold int) (body []byte, res
 	return b, res.Reader, nil
 }
 
-// exact returns the view of a result that passes through untouched, with
-// n tokens counted by the named method.
-func (g *Guard) exact(body []byte, rc Receipt, n int, by string) *View {
+// exact returns the view of a result that passes through untouched, text,
+// with n tokens counted by the named method.
+func (g *Guard) exact(text string, rc Receipt, n int, by string) *View {
 	rc.Output = OutputExact
-	rc.Bytes = int64(len(body))
-	rc.ViewBytes = len(body)
+	rc.Bytes = int64(len(text))
+	rc.ViewBytes = len(text)
 	rc.ViewTokens, rc.ViewTokensBy = n, by
 	rc.Tokens, rc.TokensBy = &n, by
-	return &View{Text: string(body), Receipt: rc}
+	return &View{Text: text, Receipt: rc}
 }
 
 // countResult records the result's token count: exact for a small result,
@@ -542,6 +553,7 @@ func (g *Guard) input(ctx context.Context, res Result, src project.Source, budge
 		Put:      g.put,
 
 		OutputSchema: res.OutputSchema,
+		Spilled:      res.Spilled,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -50,6 +51,10 @@ const (
 	ModePassThrough = "passthrough" // Guard.Project of a small result, many times
 	ModeRead        = "read"        // a page read from the middle of a stored result
 	ModeGrep        = "grep"        // a search of a whole stored result that matches nothing
+
+	// Whole processes, timed in turn with a baseline process (Exe).
+	ModeReadProcess = "read-process" // crumb read REF --lines N: of the middle, against crumb version
+	ModeGrepProcess = "grep-process" // crumb grep REF GrepLiteral, against GNU grep -n on the raw file
 
 	// The phases of crumb's work, measured apart to tell where its time
 	// goes (--phases).
@@ -176,6 +181,10 @@ type OneSpec struct {
 	Runs int `json:"runs,omitempty"`
 	// CPUProfile, when set, is where a CPU profile of the measurement goes.
 	CPUProfile string `json:"cpuprofile,omitempty"`
+	// Exe is the crumb executable the process modes run.
+	Exe string `json:"exe,omitempty"`
+	// File is the raw copy of the stored result GNU grep searches.
+	File string `json:"file,omitempty"`
 }
 
 // OneResult is what one measurement found.
@@ -198,6 +207,10 @@ type OneResult struct {
 	Ref        string `json:"ref,omitempty"`
 	Output     string `json:"output,omitempty"`
 	ViewTokens int    `json:"view_tokens,omitempty"`
+	// BaseSeconds is the median time of the baseline process of the
+	// process modes, run in turn with crumb's; BaseName names it.
+	BaseSeconds float64 `json:"base_seconds,omitempty"`
+	BaseName    string  `json:"base_name,omitempty"`
 }
 
 // MeasureOne runs one measurement in this process.
@@ -226,8 +239,12 @@ func MeasureOne(ctx context.Context, s OneSpec) (OneResult, error) {
 		r, err = measurePassThrough(ctx, s)
 	case ModeRead, ModeGrep:
 		r, err = measureRecall(ctx, s)
+	case ModeReadProcess, ModeGrepProcess:
+		r, err = measureProcesses(ctx, s)
 	case ModeHash, ModePut, ModeVerify, ModeProject:
 		r, err = measurePhase(ctx, s)
+	case ModeMCP:
+		r, err = measureMCP(ctx, s)
 	default:
 		err = fmt.Errorf("bench: no speed mode %q", s.Mode)
 	}
@@ -468,6 +485,85 @@ func measureRecall(ctx context.Context, s OneSpec) (OneResult, error) {
 	return OneResult{Bytes: page.To - page.From, Seconds: med.Seconds(), P99Seconds: p99.Seconds(), Runs: runs, ViewTokens: page.Tokens}, nil
 }
 
+// GrepLiteral is the rare literal the searches as whole processes look
+// for: it occurs nowhere in the corpus, so both read every byte.
+const GrepLiteral = "crumb-bench-no-such-line"
+
+// measureProcesses times crumb as a whole process, s.Runs times, in turn
+// with a baseline process: for a page read, a crumb that does nothing but
+// start (crumb version); for a search, GNU grep -n on the raw file.
+func measureProcesses(ctx context.Context, s OneSpec) (OneResult, error) {
+	d, err := store.OpenDir(s.Dir, store.DirOptions{ManualGC: true})
+	if err != nil {
+		return OneResult{}, err
+	}
+	ref, err := store.ParseRef(s.Ref)
+	if err != nil {
+		d.Close()
+		return OneResult{}, err
+	}
+	info, err := d.Stat(ctx, ref)
+	d.Close()
+	if err != nil {
+		return OneResult{}, err
+	}
+	var crumbArgs, baseArgs []string
+	r := OneResult{Bytes: info.Size}
+	if s.Mode == ModeReadProcess {
+		mid := int64(1)
+		if info.Lines != nil {
+			mid = max(1, *info.Lines/2)
+		}
+		crumbArgs = []string{s.Exe, "read", string(ref), "--lines", fmt.Sprintf("%d:", mid)}
+		baseArgs = []string{s.Exe, "version"}
+		r.BaseName = "crumb version"
+	} else {
+		grep, err := exec.LookPath("grep")
+		if err != nil {
+			return OneResult{}, fmt.Errorf("bench: GNU grep to compare with: %w", err)
+		}
+		crumbArgs = []string{s.Exe, "grep", string(ref), GrepLiteral}
+		baseArgs = []string{grep, "-n", GrepLiteral, s.File}
+		r.BaseName = "grep -n"
+	}
+	run := func(args []string) (time.Duration, error) {
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Env = append(os.Environ(), "CRUMB_STORE="+s.Dir, "CRUMB_GC=off")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		start := time.Now()
+		err := cmd.Run()
+		el := time.Since(start)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 1 && args[0] != s.Exe {
+			err = nil // grep found nothing, as it should
+		}
+		if err != nil {
+			return 0, fmt.Errorf("bench: %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		}
+		return el, nil
+	}
+	runs := max(s.Runs, 1)
+	var times, base []time.Duration
+	for i := -1; i < runs; i++ { // one run of each warms the page cache
+		t, err := run(crumbArgs)
+		if err != nil {
+			return OneResult{}, err
+		}
+		b, err := run(baseArgs)
+		if err != nil {
+			return OneResult{}, err
+		}
+		if i >= 0 {
+			times, base = append(times, t), append(base, b)
+		}
+	}
+	med, p99 := quantiles(times)
+	bmed, _ := quantiles(base)
+	r.Seconds, r.P99Seconds, r.Runs, r.BaseSeconds = med.Seconds(), p99.Seconds(), runs, bmed.Seconds()
+	return r, nil
+}
+
 // measurePhase measures one phase of crumb's work on its own.
 func measurePhase(ctx context.Context, s OneSpec) (OneResult, error) {
 	if s.Mode == ModeHash || s.Mode == ModePut {
@@ -593,6 +689,9 @@ type SpeedOptions struct {
 	// turn; each row reports the run of median time. Zero means 3: disk
 	// syncs on a shared machine vary by a factor of two from run to run.
 	Runs int
+	// Exe is the crumb executable to time page reads and searches with as
+	// whole processes; empty skips them.
+	Exe string
 }
 
 // Phases are the parts of crumb's work on one result, measured apart: the
@@ -627,10 +726,17 @@ type SpeedReport struct {
 	PassThrough OneResult  `json:"passthrough"`
 	// Read and Grep were measured on the largest log (or the largest
 	// result when no log was made); RecallOf says which.
-	Read       OneResult `json:"read"`
-	Grep       OneResult `json:"grep"`
-	RecallOf   string    `json:"recall_of"`
-	RecallSize int64     `json:"recall_size"`
+	Read OneResult `json:"read"`
+	Grep OneResult `json:"grep"`
+	// ReadProcess and GrepProcess are the same as whole processes, with
+	// their baselines (SpeedOptions.Exe).
+	ReadProcess OneResult `json:"read_process"`
+	GrepProcess OneResult `json:"grep_process"`
+	RecallOf    string    `json:"recall_of"`
+	RecallSize  int64     `json:"recall_size"`
+	// MCP is one tools/call of a large text result through the MCP proxy
+	// (see ModeMCP).
+	MCP OneResult `json:"mcp"`
 	// CPUs and GOMAXPROCS describe the machine.
 	CPUs       int `json:"cpus"`
 	GOMAXPROCS int `json:"gomaxprocs"`
@@ -760,6 +866,17 @@ func RunSpeed(ctx context.Context, o SpeedOptions) (SpeedReport, error) {
 	if rep.PassThrough, err = o.Run(ctx, OneSpec{Mode: ModePassThrough, Corpus: o.Corpus, Dir: ptDir, Runs: o.PassThroughRuns}); err != nil {
 		return rep, fmt.Errorf("bench: pass-through: %w", err)
 	}
+	if mcpSize := mcpRowSize(sizes); mcpSize > 0 {
+		progress("a %s tool result through the MCP proxy", BinarySize(mcpSize))
+		dir := filepath.Join(root, "mcp")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return rep, fmt.Errorf("bench: %w", err)
+		}
+		if rep.MCP, err = o.Run(ctx, OneSpec{Mode: ModeMCP, Size: mcpSize, Corpus: o.Corpus, Dir: dir}); err != nil {
+			return rep, fmt.Errorf("bench: the MCP proxy: %w", err)
+		}
+		os.RemoveAll(dir)
+	}
 	if recallRef != "" {
 		progress("a page read and a search of the %s %s result", BinarySize(recallSize), rep.RecallOf)
 		syscall.Sync()
@@ -770,8 +887,50 @@ func RunSpeed(ctx context.Context, o SpeedOptions) (SpeedReport, error) {
 			return rep, fmt.Errorf("bench: searching: %w", err)
 		}
 		rep.Read.Kind, rep.Grep.Kind, rep.RecallSize = rep.RecallOf, rep.RecallOf, recallSize
+		if o.Exe != "" {
+			if err := measureRecallProcesses(ctx, o, &rep, recallDir, recallRef); err != nil {
+				return rep, err
+			}
+		}
 	}
 	return rep, ctx.Err()
+}
+
+// measureRecallProcesses times a page read and a search of the stored
+// result as whole processes, with their baselines; the search's baseline
+// reads a raw copy of the same bytes, written beside the store.
+func measureRecallProcesses(ctx context.Context, o SpeedOptions, rep *SpeedReport, dir, ref string) error {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf("a page read and a search of the %s %s result as whole processes", BinarySize(rep.RecallSize), rep.RecallOf))
+	}
+	raw := filepath.Join(dir, "raw")
+	in, _, err := input(OneSpec{Kind: rep.RecallOf, Size: rep.RecallSize, Corpus: o.Corpus})
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(raw)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	_, err = io.Copy(f, in)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("bench: writing the raw copy for grep: %w", err)
+	}
+	defer os.Remove(raw)
+	syscall.Sync()
+	spec := OneSpec{Mode: ModeReadProcess, Kind: rep.RecallOf, Corpus: o.Corpus, Dir: dir, Ref: ref, Exe: o.Exe, File: raw, Runs: 9}
+	if rep.ReadProcess, err = o.Run(ctx, spec); err != nil {
+		return fmt.Errorf("bench: reading a page as a process: %w", err)
+	}
+	spec.Mode, spec.Runs = ModeGrepProcess, 3
+	if rep.GrepProcess, err = o.Run(ctx, spec); err != nil {
+		return fmt.Errorf("bench: searching as a process: %w", err)
+	}
+	rep.ReadProcess.Kind, rep.GrepProcess.Kind = rep.RecallOf, rep.RecallOf
+	return nil
 }
 
 // median returns the run of median time (the slower of the middle two for
@@ -829,8 +988,95 @@ func WriteSpeed(w io.Writer, r SpeedReport) error {
 		fmt.Fprintf(w, "a search of the whole %s %s result (no match): %s, %s, peak RSS %s\n",
 			BinarySize(r.RecallSize), r.RecallOf, seconds(r.Grep.Seconds), mbps(r.Grep), textfmt.Size(r.Grep.PeakRSS))
 	}
+	if m := r.MCP; m.Bytes > 0 {
+		fmt.Fprintf(w, "a %s text result of a tools/call through the MCP proxy: %s, a view of %s tokens, peak RSS of the proxy %s\n",
+			textfmt.Size(m.Bytes), seconds(m.Seconds), textfmt.Int(int64(m.ViewTokens)), textfmt.Size(m.PeakRSS))
+	}
+	if rp := r.ReadProcess; rp.Runs > 0 {
+		fmt.Fprintf(w, "the same page read by a crumb read process: median %s of %d (a %s process: %s)\n",
+			seconds(rp.Seconds), rp.Runs, rp.BaseName, seconds(rp.BaseSeconds))
+	}
+	if gp := r.GrepProcess; gp.Runs > 0 {
+		fmt.Fprintf(w, "a search for a rare literal by a crumb grep process: median %s of %d; %s on the raw file: %s (%.2f×)\n",
+			seconds(gp.Seconds), gp.Runs, gp.BaseName, seconds(gp.BaseSeconds), gp.Seconds/gp.BaseSeconds)
+	}
 	fmt.Fprintf(w, "MB/s are 10^6 bytes a second; %d CPUs, GOMAXPROCS %d\n", r.CPUs, r.GOMAXPROCS)
+	if ts := Targets(r); len(ts) > 0 {
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		row(tw, "figure", "measured", "target", "met")
+		for _, t := range ts {
+			met := "no"
+			if t.Met {
+				met = "yes"
+			}
+			row(tw, t.Figure, t.Measured, t.Target, met)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// Target is one figure of the speed targets (issue 11), as measured.
+type Target struct {
+	Figure   string `json:"figure"`
+	Measured string `json:"measured"`
+	Target   string `json:"target"`
+	Met      bool   `json:"met"`
+}
+
+// Targets sets the figures of a report beside their targets: the worst
+// ratio to copy+fsync at 100 MB and above and at 10 MB and below, the
+// highest peak memory, the page read and the search as whole processes,
+// and the pass-through of a small result. Figures not measured are left
+// out.
+func Targets(r SpeedReport) []Target {
+	var out []Target
+	worst := func(keep func(int64) bool) (SpeedRow, bool) {
+		var w SpeedRow
+		found := false
+		for _, x := range r.Rows {
+			if keep(x.Size) && (!found || x.Ratio > w.Ratio) {
+				w, found = x, true
+			}
+		}
+		return w, found
+	}
+	if w, ok := worst(func(n int64) bool { return n >= 100<<20 }); ok {
+		out = append(out, Target{"store + project vs copy+fsync, 100 MB and above (worst)",
+			fmt.Sprintf("%.2f× (%s %s)", w.Ratio, w.Kind, BinarySize(w.Size)), "≤ 1.5×", w.Ratio <= 1.5})
+	}
+	if w, ok := worst(func(n int64) bool { return n < 100<<20 }); ok {
+		out = append(out, Target{"store + project vs copy+fsync, below 100 MB (worst)",
+			fmt.Sprintf("%.2f× (%s %s)", w.Ratio, w.Kind, BinarySize(w.Size)), "≤ 2×", w.Ratio <= 2})
+	}
+	var peak int64
+	for _, x := range r.Rows {
+		peak = max(peak, x.Crumb.PeakRSS)
+	}
+	if peak > 0 {
+		out = append(out, Target{"peak RSS of crumb (highest)", textfmt.Size(peak), "< 100 MB", peak < 100<<20})
+	}
+	if rp := r.ReadProcess; rp.Runs > 0 {
+		out = append(out, Target{"crumb read of a page in the middle, " + BinarySize(r.RecallSize) + ", whole process",
+			seconds(rp.Seconds), "≤ 10 ms", rp.Seconds <= 0.010})
+	}
+	if gp := r.GrepProcess; gp.Runs > 0 && gp.BaseSeconds > 0 {
+		ratio := gp.Seconds / gp.BaseSeconds
+		out = append(out, Target{"crumb grep of a rare literal, " + BinarySize(r.RecallSize) + ", vs grep -n",
+			fmt.Sprintf("%.2f×", ratio), "≤ 1×", ratio <= 1})
+	}
+	if m := r.MCP; m.Bytes > 0 && m.PeakRSS > 0 {
+		out = append(out, Target{"peak RSS of crumb mcp on a " + textfmt.Size(m.Bytes) + " tools/call result",
+			textfmt.Size(m.PeakRSS), "< 100 MB", m.PeakRSS < 100<<20})
+	}
+	if pt := r.PassThrough; pt.Runs > 0 {
+		out = append(out, Target{"pass-through of a " + textfmt.Size(pt.Bytes) + " text result (library)",
+			seconds(pt.Seconds), "≤ 3 µs", pt.Seconds <= 3e-6})
+	}
+	return out
 }
 
 func mbps(r OneResult) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,7 +156,11 @@ func TestRunSpeed(t *testing.T) {
 	if rep.RecallOf != SpeedLog || rep.RecallSize != 256<<10 || rep.Read.Runs == 0 || rep.Grep.Bytes != rep.Rows[3].Crumb.Bytes {
 		t.Errorf("recall measured on %s %d: read %+v, grep %+v", rep.RecallOf, rep.RecallSize, rep.Read, rep.Grep)
 	}
-	if rep.PassThrough.Runs != 100 || len(msgs) != 6*(2*3+4)+2 {
+	// The MCP row: a 256 KB result of a tools/call, projected by the proxy.
+	if m := rep.MCP; m.Bytes < 250<<10 || m.ViewTokens <= 0 || m.ViewTokens > 2000 || m.PeakRSS <= 0 {
+		t.Errorf("MCP proxy measured %+v", m)
+	}
+	if rep.PassThrough.Runs != 100 || len(msgs) != 6*(2*3+4)+3 {
 		t.Errorf("pass-through %+v; %d progress messages", rep.PassThrough, len(msgs))
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
@@ -165,7 +170,7 @@ func TestRunSpeed(t *testing.T) {
 	if err := WriteSpeed(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"crumb/copy+fsync", "256 KB", "where crumb's time goes", "passing through untouched: median", "read from the middle of the 256 KB log result", "(no match)"} {
+	for _, want := range []string{"crumb/copy+fsync", "256 KB", "where crumb's time goes", "passing through untouched: median", "read from the middle of the 256 KB log result", "(no match)", "through the MCP proxy"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in\n%s", want, out.String())
 		}
@@ -203,4 +208,77 @@ func FuzzParseSize(f *testing.F) {
 			t.Fatalf("ParseSize(%q) = %d", s, n)
 		}
 	})
+}
+
+// TestTargets sets a report's figures beside the targets of issue 11.
+func TestTargets(t *testing.T) {
+	rep := SpeedReport{
+		Rows: []SpeedRow{
+			{Kind: SpeedLog, Size: 10 << 20, Ratio: 1.8, Crumb: OneResult{PeakRSS: 30 << 20}},
+			{Kind: SpeedJSON, Size: 10 << 20, Ratio: 2.5, Crumb: OneResult{PeakRSS: 40 << 20}},
+			{Kind: SpeedLog, Size: 100 << 20, Ratio: 1.4, Crumb: OneResult{PeakRSS: 35 << 20}},
+			{Kind: SpeedCommand, Size: 1 << 30, Ratio: 1.2, Crumb: OneResult{PeakRSS: 45 << 20}},
+		},
+		PassThrough: OneResult{Bytes: 996, Seconds: 2.5e-6, Runs: 10},
+		ReadProcess: OneResult{Seconds: 0.012, Runs: 9, BaseSeconds: 0.006},
+		GrepProcess: OneResult{Seconds: 0.9, Runs: 3, BaseSeconds: 1.0},
+		RecallSize:  1 << 30,
+	}
+	got := Targets(rep)
+	want := []struct {
+		measured string
+		met      bool
+	}{
+		{"1.40× (log 100 MB)", true},
+		{"2.50× (json 10 MB)", false},
+		{"47.2 MB", true},
+		{"12.0 ms", false},
+		{"0.90×", true},
+		{"2.5 µs", true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d targets, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Measured != w.measured || got[i].Met != w.met {
+			t.Errorf("target %q: measured %q, met %v; want %q, %v", got[i].Figure, got[i].Measured, got[i].Met, w.measured, w.met)
+		}
+	}
+	if len(Targets(SpeedReport{})) != 0 {
+		t.Error("an empty report has targets")
+	}
+}
+
+// TestMeasureProcesses builds crumb and times a page read and a search as
+// whole processes, beside crumb version and GNU grep.
+func TestMeasureProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds crumb")
+	}
+	if _, err := exec.LookPath("grep"); err != nil {
+		t.Skip(err)
+	}
+	exe := filepath.Join(t.TempDir(), "crumb")
+	if out, err := exec.Command("go", "build", "-o", exe, "../cmd/crumb").CombinedOutput(); err != nil {
+		t.Fatalf("building crumb: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	r, err := MeasureOne(ctx, OneSpec{Mode: ModeCrumb, Kind: SpeedLog, Size: 3 << 20, Corpus: corpusDir, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := SpeedReport{RecallOf: SpeedLog, RecallSize: 3 << 20}
+	o := SpeedOptions{Corpus: corpusDir, Exe: exe, Run: MeasureOne}
+	if err := measureRecallProcesses(ctx, o, &rep, dir, r.Ref); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []OneResult{rep.ReadProcess, rep.GrepProcess} {
+		if x.Runs == 0 || x.Seconds <= 0 || x.BaseSeconds <= 0 || x.BaseName == "" || x.Bytes != r.Bytes {
+			t.Errorf("%s: %+v", x.Mode, x)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "raw")); !os.IsNotExist(err) {
+		t.Errorf("the raw copy was left behind: %v", err)
+	}
 }

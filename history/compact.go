@@ -13,7 +13,7 @@ import (
 // thread is a parsed thread: its messages and where they sit in the body.
 type thread struct {
 	format Format
-	body   object // nil when the input was a bare messages array
+	body   *object // nil when the input was a bare messages array
 	msgs   []*message
 }
 
@@ -36,7 +36,7 @@ func (c *Compactor) parse(input []byte) (*thread, error) {
 		if rawMsgs == nil {
 			return nil, fmt.Errorf("%w: the request body has no \"messages\"", ErrInput)
 		}
-		t.body = o
+		t.body = &o
 	default:
 		return nil, fmt.Errorf("%w: not JSON: want a messages array or a request body with \"messages\"", ErrInput)
 	}

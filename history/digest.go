@@ -99,11 +99,8 @@ func jsonShape(body []byte) string {
 	switch b[0] {
 	case '{':
 		if o, err := parseObject(b); err == nil {
-			keys := make([]string, 0, len(o))
-			for _, m := range o {
-				keys = append(keys, m.key)
-			}
-			return clipText(fmt.Sprintf("a JSON object with %d keys: %s", len(o), strings.Join(keys, ", ")), 200)
+			keys := o.o.Keys()
+			return clipText(fmt.Sprintf("a JSON object with %d keys: %s", len(keys), strings.Join(keys, ", ")), 200)
 		}
 	case '[':
 		var elems []json.RawMessage

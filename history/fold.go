@@ -205,11 +205,11 @@ func (c *Compactor) summarize(ctx context.Context, f Format, raws []json.RawMess
 
 // textBlock is a content part of type text, the same in both formats.
 func textBlock(text string) json.RawMessage {
-	return object{{key: "type", value: jsonString("text")}, {key: "text", value: jsonString(text)}}.marshal()
+	return newObject("type", jsonString("text"), "text", jsonString(text)).marshal()
 }
 
 // summaryMessage is the user message that carries the running summary, one
 // text block per fold, so that a new fold only appends to it.
 func summaryMessage(blocks []json.RawMessage) json.RawMessage {
-	return object{{key: "role", value: jsonString("user")}, {key: "content", value: joinArray(blocks)}}.marshal()
+	return newObject("role", jsonString("user"), "content", joinArray(blocks)).marshal()
 }

@@ -138,7 +138,7 @@ func (m *message) readOpenAI() error {
 			if !json.Valid(args) {
 				args = jsonString(c.Function.Arguments)
 			}
-			m.calls = append(m.calls, toolCall{id: c.ID, name: c.Function.Name, args: compact(args)})
+			m.calls = append(m.calls, toolCall{id: c.ID, name: c.Function.Name, args: args})
 		}
 	}
 	m.media = countMedia(m.obj.get("content"))
@@ -280,10 +280,10 @@ func (m *message) apply(e edit) (json.RawMessage, error) {
 func (m *message) part(i int) (object, error) {
 	parts, err := parseArray(m.obj.get("content"))
 	if err != nil {
-		return nil, err
+		return object{}, err
 	}
 	if i < 0 || i >= len(parts) {
-		return nil, fmt.Errorf("content part %d of %d", i, len(parts))
+		return object{}, fmt.Errorf("content part %d of %d", i, len(parts))
 	}
 	return parseObject(parts[i])
 }

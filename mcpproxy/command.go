@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -22,9 +23,11 @@ const DefaultTerminateDuration = 5 * time.Second
 // CommandTransport is an [mcp.Transport] that runs an MCP server as a
 // command and talks to it over its standard input and output, as
 // mcp.CommandTransport does, with two differences: a message may be of any
-// size (mcp.CommandTransport caps one at 16 MiB), and when the server exits
-// the connection can tell how ("exit status 1", and its last line on
-// standard error), which the proxy reports to the calls in flight.
+// size (mcp.CommandTransport caps one at 16 MiB), lines that are not
+// JSON-RPC are skipped (see stdioConn), and when the server exits the
+// connection can tell how ("exit status 1", and the lines of its standard
+// error that say what went wrong), which the proxy reports to the calls in
+// flight.
 type CommandTransport struct {
 	// Command is the server to run. Its Stdin and Stdout must be unset.
 	Command *exec.Cmd
@@ -80,18 +83,13 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		c.waitErr = cmd.Wait()
 		close(c.exited)
 	}()
-	conn, err := (&mcp.IOTransport{Reader: outR, Writer: inW, MaxLineLength: -1}).Connect(ctx)
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	c.Connection = conn
+	c.stdioConn = newStdioConn(outR, inW)
 	return c, nil
 }
 
 // commandConn is the connection to a server process.
 type commandConn struct {
-	mcp.Connection
+	*stdioConn
 	cmd       *exec.Cmd
 	in        *os.File
 	tail      *tailWriter
@@ -110,8 +108,8 @@ var _ mcp.Connection = (*commandConn)(nil)
 // it does not: SIGTERM to its process group, then SIGKILL.
 func (c *commandConn) Close() error {
 	c.closeOnce.Do(func() {
-		if c.Connection != nil {
-			c.Connection.Close() // closes the input and the output pipe
+		if c.stdioConn != nil {
+			c.stdioConn.Close() // closes the input and the output pipe
 		} else {
 			c.in.Close()
 		}
@@ -139,12 +137,16 @@ func (c *commandConn) Close() error {
 	return c.closeErr
 }
 
-// exitReason says how the server ended, once its output has closed.
-func (c *commandConn) exitReason() string {
+// exitReason says how the server ended, once its output has closed; when
+// is appended to how it ended ("in the middle of a response").
+func (c *commandConn) exitReason(when string) string {
 	select {
 	case <-c.exited:
 	case <-time.After(2 * time.Second):
-		return "upstream server closed its output (it is still running)" + c.tail.suffix()
+		return "upstream server closed its output" + when + " (it is still running)" + c.tail.suffix()
+	}
+	if c.cmd.ProcessState != nil && !c.cmd.ProcessState.Exited() {
+		return "upstream server was killed (" + c.cmd.ProcessState.String() + ")" + when + c.tail.suffix()
 	}
 	status := "exited"
 	if c.waitErr != nil {
@@ -157,7 +159,7 @@ func (c *commandConn) exitReason() string {
 	} else {
 		status = "exited: exit status 0"
 	}
-	return "upstream server " + status + c.tail.suffix()
+	return "upstream server " + status + when + c.tail.suffix()
 }
 
 // tailWriter keeps the last bytes written to it.
@@ -177,18 +179,56 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// suffix returns the last non-empty line written, as "; stderr: LINE", or
-// "" when nothing was.
+// headline matches a line that states an error, as the runtimes print
+// one: "Error: Cannot find module 'x'", "ModuleNotFoundError: No module
+// named 'x'", "panic: runtime error", "fatal: ...", "error[E0425]: ...".
+var headline = regexp.MustCompile(`^(\w[\w.$]*)?(Error|Exception)\b(\[\w+\])?:|^(panic|fatal|FATAL|error|ERROR|Fatal|Error)\b[\[:]`)
+
+// errorWords are words of a line that says what went wrong ("permission
+// denied", "cannot open", "failed to"), for a program whose standard
+// error has no headline.
+var errorWords = regexp.MustCompile(`(?i)(error|exception|fatal|panic|traceback|cannot|can't|could not|couldn't|failed|failure|denied|refused|not found|no such|unable to)`)
+
+// stackFrame matches the lines of a stack trace.
+var stackFrame = regexp.MustCompile(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
+
+// suffix says what the server's standard error says went wrong: its last
+// lines that state an error (at most three), else its last lines with an
+// error's vocabulary, else its last line; "" when it wrote nothing. A
+// runtime's epilogue ("Node.js v20.20.2") and stack traces are passed
+// over.
 func (w *tailWriter) suffix() string {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	lines := bytes.Split(bytes.TrimSpace(w.buf), []byte{'\n'})
-	last := strings.TrimSpace(string(lines[len(lines)-1]))
-	if last == "" {
+	text := string(bytes.ToValidUTF8(bytes.TrimSpace(w.buf), []byte("\uFFFD")))
+	w.mu.Unlock()
+	if text == "" {
 		return ""
 	}
-	if len(last) > 300 {
-		last = last[:300] + "…"
+	lines := strings.Split(text, "\n")
+	pick := func(re *regexp.Regexp) []string {
+		var out []string
+		for i := len(lines) - 1; i >= 0 && len(out) < 3; i-- {
+			l := strings.TrimSpace(lines[i])
+			if l == "" || stackFrame.MatchString(lines[i]) || !re.MatchString(l) {
+				continue
+			}
+			out = append([]string{clipLine(l)}, out...)
+		}
+		return out
 	}
-	return "; its last words on stderr: " + last
+	said := pick(headline)
+	if len(said) == 0 {
+		said = pick(errorWords)
+	}
+	if len(said) == 0 {
+		return "; its last words on stderr: " + clipLine(strings.TrimSpace(lines[len(lines)-1]))
+	}
+	return "; its stderr says: " + strings.Join(said, " | ")
+}
+
+func clipLine(l string) string {
+	if len(l) > 300 {
+		return strings.ToValidUTF8(l[:300], "") + "…"
+	}
+	return l
 }

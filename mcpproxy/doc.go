@@ -45,9 +45,26 @@
 // the client never sees), because projecting a result needs the tool's
 // outputSchema.
 //
-// The SDK's transports still do the framing: newline-delimited JSON on stdio
-// (with the 16 MiB line cap lifted, so a 50 MB result passes) and the
-// streamable HTTP transport on either side.
+// The SDK's transports do the framing towards the client (newline-delimited
+// JSON on stdio, streamable HTTP) and towards a server reached by URL. A
+// server run as a command is read by the proxy's own stdio connection: it
+// skips and logs lines that are not JSON-RPC (a banner), as the TypeScript
+// and Python SDKs do, and writes a message over 1 MiB to a temporary file
+// as it arrives instead of holding it in memory.
+//
+// # Memory
+//
+// A tools/call result larger than its threshold could pass is taken apart
+// before it is projected: each string longer than 64 KiB is decoded, as it
+// is read from the wire or the spool file, straight into the store, once
+// however often the result repeats it (structuredContent often repeats the
+// text), and replaced by a note that names its ref. The Guard stores and
+// projects what is left, with the stored strings as the text of their
+// blocks (project.Input.Spilled), so that a 100 MB result costs the proxy
+// tens of megabytes, not several copies of itself. A result whose bulk is
+// many small values (a structuredContent array of a million objects) is
+// still projected from memory, and so is every message of a server reached
+// by URL, which the SDK's HTTP transport reads whole.
 //
 // # Failure
 //
@@ -55,8 +72,11 @@
 // is not a valid CallToolResult, the client gets the upstream's result
 // unchanged and crumb's log says why. When the upstream server exits or its
 // connection fails, every call in flight and every later call gets a JSON-RPC
-// error that says so ("upstream server exited: exit status 1 ..."), never a
-// hang; crumb's own tools keep answering from the store.
+// error that says so, with the exit status and the lines of the server's
+// stderr that state what went wrong ("upstream server exited: exit status 1
+// in the middle of a message (4096 bytes of it were read); its stderr says:
+// Error: ..."), never a hang; crumb's own tools keep answering from the
+// store.
 //
 // # Limits
 //

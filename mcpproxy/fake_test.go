@@ -31,6 +31,7 @@ const fakeTools = `[{"name":"small","title":"Small","description":"Returns a sma
 	`{"name":"crash","description":"Exits with status 3.","inputSchema":{"type":"object"}},` +
 	`{"name":"progress","description":"Reports progress, then answers.","inputSchema":{"type":"object"}},` +
 	`{"name":"sample","description":"Asks the client to sample.","inputSchema":{"type":"object"}},` +
+	`{"name":"noisy","description":"Writes lines that are not JSON-RPC, then answers.","inputSchema":{"type":"object"}},` +
 	`{"name":"notify","description":"Sends list_changed.","inputSchema":{"type":"object"}}]`
 
 // fakeSmall is the result of the small tool, byte for byte.
@@ -208,6 +209,14 @@ func (f *fakeServer) call(m fakeMsg) {
 		case <-time.After(10 * time.Second):
 			f.reply(m.ID, `{"content":[{"type":"text","text":"no answer"}],"isError":true}`)
 		}
+	case "noisy":
+		// Lines that are not JSON-RPC, between messages: a log line, JSON
+		// that is no message, and a line longer than the proxy holds in
+		// memory.
+		f.send("Server log: working on it...")
+		f.send(`{"level":"info","msg":"not a JSON-RPC message"}`)
+		f.send(strings.Repeat("#", 3<<20))
+		f.reply(m.ID, `{"content":[{"type":"text","text":"done despite the noise"}]}`)
 	case "notify":
 		f.send(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 		f.reply(m.ID, `{"content":[{"type":"text","text":"notified"}]}`)

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 		serveFake(os.Stdin, os.Stdout, mode == "shadow", os.Exit)
 		os.Exit(0)
 	}
+	if argv, ok := os.LookupEnv("CRUMB_TEST_PROXY"); ok {
+		os.Exit(serveTestProxy(argv))
+	}
 	os.Exit(m.Run())
 }
 
@@ -305,4 +308,33 @@ func readAll(t testing.TB, call func(name, args string) (string, bool), ref stri
 // newTestLogger logs to w as text, at every level.
 func newTestLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// serveTestProxy is the test binary run as crumb mcp, for clients that
+// start their server themselves (the TypeScript SDK's): it serves a proxy
+// on its standard input and output in front of the command argv (a JSON
+// array), over the store $CRUMB_TEST_STORE, with a budget of 2,000 tokens.
+func serveTestProxy(argv string) int {
+	var args []string
+	if err := json.Unmarshal([]byte(argv), &args); err != nil || len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "CRUMB_TEST_PROXY: want a JSON array of the upstream command:", err)
+		return 2
+	}
+	d, err := store.OpenDir(os.Getenv("CRUMB_TEST_STORE"), store.DirOptions{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer d.Close()
+	p, err := New(Config{Guard: crumb.Config{Store: d, Budget: 2000}, Logger: newTestLogger(os.Stderr)})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	up := &CommandTransport{Command: exec.Command(args[0], args[1:]...), Stderr: os.Stderr}
+	if err := p.Serve(context.Background(), Stdio(os.Stdin, os.Stdout), up); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }

@@ -1,47 +1,137 @@
 package mcpproxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/jsonobj"
+	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/store"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
+
+// resultSource is where a tool result is: in the response, in memory, or
+// in a spool file as it came from the upstream.
+type resultSource struct {
+	r          io.ReaderAt
+	start, end int64
+	// mem is the result when it is in memory.
+	mem json.RawMessage
+	// orig returns the response as it came, to pass it on unchanged.
+	orig func() (*jsonrpc.Response, error)
+}
+
+func inMemory(m *jsonrpc.Response) resultSource {
+	return resultSource{r: bytes.NewReader(m.Result), end: int64(len(m.Result)), mem: m.Result,
+		orig: func() (*jsonrpc.Response, error) { return m, nil }}
+}
+
+func fromSpool(sp *spooled) resultSource {
+	return resultSource{r: sp, start: sp.result[0], end: sp.result[1], orig: func() (*jsonrpc.Response, error) {
+		m, err := sp.message()
+		if err != nil {
+			return nil, err
+		}
+		resp, ok := m.(*jsonrpc.Response)
+		if !ok {
+			return nil, errors.New("a spooled response is not a response")
+		}
+		return resp, nil
+	}}
+}
+
+// bytes returns the result, reading it into memory when it is spooled.
+func (src resultSource) bytes() ([]byte, error) {
+	if src.mem != nil {
+		return src.mem, nil
+	}
+	b := make([]byte, src.end-src.start)
+	if n, err := src.r.ReadAt(b, src.start); n < len(b) {
+		return nil, fmt.Errorf("reading the result: %w", err)
+	}
+	return b, nil
+}
 
 // project replaces a large tool result by its projection. It fails open:
 // whenever the result cannot be stored or projected into a valid
 // CallToolResult, the upstream's response goes to the client unchanged and
 // the log says why.
-func (s *session) project(ctx context.Context, c *call, m *jsonrpc.Response) *jsonrpc.Response {
-	if m.Error != nil || len(m.Result) == 0 {
+//
+// A result larger than the tool's threshold could ever pass is taken apart
+// first (see spill): its long strings go to the store as they are decoded,
+// and what the Guard stores and projects is the rest, so that no copy of
+// the whole result is ever held in memory. A result the Guard's summarizer
+// may read is kept whole: a summary's facts are checked against the exact
+// result, which a skeleton is not.
+func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resultSource) *jsonrpc.Response {
+	size := src.end - src.start
+	pass := func() *jsonrpc.Response {
+		m, err := src.orig()
+		if err != nil {
+			s.p.log.Warn("crumb mcp: could not read back a tool result", "tool", c.tool, "err", err)
+			return errorResponse(id, "crumb: the upstream's result could not be read back: "+err.Error())
+		}
 		return m
+	}
+	if size == 0 {
+		return pass()
 	}
 	schema := s.outputSchema(c.tool)
 	if len(schema) == 0 {
 		s.listUpstreamTools(ctx)
 		schema = s.outputSchema(c.tool)
 	}
-	res := crumb.Result{Tool: c.tool, Args: c.args, Kind: crumb.KindMCP, Body: m.Result, OutputSchema: schema}
+	_, threshold, exempt := s.p.guard.Limits(c.tool)
+	var (
+		body  = src.mem
+		parts []spilled
+	)
+	if !exempt && size > int64(threshold)*16 && size > s.p.summaryBytes {
+		var err error
+		body, parts, err = s.p.spill(ctx, src.r, src.start, src.end, store.Meta{Tool: c.tool, Args: c.args})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.p.log.Warn("crumb mcp: could not store a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", err)
+			}
+			return pass()
+		}
+	}
+	if body == nil {
+		var err error
+		if body, err = src.bytes(); err != nil {
+			s.p.log.Warn("crumb mcp: could not read a tool result", "tool", c.tool, "err", err)
+			return pass()
+		}
+	}
+	spills, closeSpills, err := s.openSpilled(ctx, parts)
+	defer closeSpills()
+	if err != nil {
+		s.p.log.Warn("crumb mcp: could not read back a part of a tool result", "tool", c.tool, "err", err)
+		return pass()
+	}
+	res := crumb.Result{Tool: c.tool, Args: c.args, Kind: crumb.KindMCP, Body: body, OutputSchema: schema, Spilled: spills}
 	v, err := s.p.guard.Project(ctx, res)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "err", err)
 		}
-		return m
+		return pass()
 	}
 	if v.Receipt.Output == crumb.OutputExact {
-		return m
+		return pass()
 	}
 	if v.Receipt.StoreError != "" {
-		s.p.log.Warn("crumb mcp: could not store a tool result; passing it through unchanged", "tool", c.tool, "bytes", len(m.Result), "err", v.Receipt.StoreError)
-		return m
+		s.p.log.Warn("crumb mcp: could not store a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", v.Receipt.StoreError)
+		return pass()
 	}
 	// Unknown (never listed) counts as having one: the safe side.
 	outputSchema := len(schema) == 0 || string(schema) != "null"
-	out, err := callToolResult(v, m.Result, outputSchema)
+	out, err := callToolResult(v, body, outputSchema)
 	// A text view wrapped as a CallToolResult costs more than the text:
 	// project again with less room until the whole result fits the budget.
 	budget := v.Receipt.Budget
@@ -52,18 +142,43 @@ func (s *session) project(ctx context.Context, c *call, m *jsonrpc.Response) *js
 		}
 		room := max(1, budget*budget/n-8*(i+1))
 		if v, err = s.p.guard.Project(ctx, res, crumb.ContextLeft(room)); err == nil {
-			out, err = callToolResult(v, m.Result, outputSchema)
+			out, err = callToolResult(v, body, outputSchema)
 		}
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "bytes", len(m.Result), "err", err)
+			s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", err)
 		}
-		return m
+		return pass()
 	}
-	s.p.log.Info("crumb mcp: projected a tool result", "tool", c.tool, "bytes", len(m.Result),
+	s.p.log.Info("crumb mcp: projected a tool result", "tool", c.tool, "bytes", size, "stored_apart", len(parts),
 		"view_tokens", v.Receipt.ViewTokens, "ref", string(v.Ref), "output", v.Receipt.Output)
-	return &jsonrpc.Response{ID: m.ID, Result: out}
+	return &jsonrpc.Response{ID: id, Result: out}
+}
+
+// openSpilled opens the strings of a result stored apart, for the
+// projector, and returns the function that closes them; the caller calls
+// it whatever the error.
+func (s *session) openSpilled(ctx context.Context, parts []spilled) (map[string]project.Spill, func(), error) {
+	var objs []store.Object
+	closeAll := func() {
+		for _, o := range objs {
+			o.Close()
+		}
+	}
+	if len(parts) == 0 {
+		return nil, closeAll, nil
+	}
+	out := make(map[string]project.Spill, len(parts))
+	for _, p := range parts {
+		obj, err := s.p.guard.Store().Open(ctx, p.info.Ref)
+		if err != nil {
+			return nil, closeAll, fmt.Errorf("opening %s: %w", p.ptr, err)
+		}
+		objs = append(objs, obj)
+		out[p.ptr] = project.Spill{Ref: p.info.Ref, Source: obj}
+	}
+	return out, closeAll, nil
 }
 
 // block is what the proxy reads of a content block.

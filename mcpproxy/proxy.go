@@ -89,6 +89,10 @@ type Proxy struct {
 	hint   recall.Hint
 	// counter counts tokens as the Guard does.
 	counter tokens.Counter
+	// summaryBytes is the size up to which a result is kept whole for the
+	// Guard's summarizer, which reads the exact result (see spill); 0
+	// without summaries.
+	summaryBytes int64
 }
 
 // New returns a Proxy with cfg's settings.
@@ -107,6 +111,10 @@ func New(cfg Config) (*Proxy, error) {
 		gc.Counter = tokens.O200k()
 	}
 	p.counter = gc.Counter
+	if gc.Summarizer != nil {
+		// About 8 bytes a token at most: what the summarizer may take.
+		p.summaryBytes = int64(gc.Summarizer.MaxInput()) * 8
+	}
 	gc.Hint = p.hint
 	gc.Exempt = append(append([]string(nil), gc.Exempt...), names.list()...)
 	if gc.Logger == nil {
@@ -159,6 +167,9 @@ func (p *Proxy) Serve(ctx context.Context, downstream, upstream mcp.Transport) e
 func (p *Proxy) toolDefs() []json.RawMessage { return p.tools }
 
 func (p *Proxy) serve(ctx context.Context, down, up mcp.Connection) error {
+	if c, ok := up.(interface{ setLogger(*slog.Logger) }); ok {
+		c.setLogger(p.log)
+	}
 	s := newSession(p, down, up)
 	err := s.run(ctx)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {

@@ -212,23 +212,45 @@ func (s *session) forwardUp(ctx context.Context, m jsonrpc.Message) {
 	}
 }
 
+// spoolingConn is a connection that can hand over a large message as it
+// is in a spool file, unread (see stdioConn).
+type spoolingConn interface {
+	readMessage(ctx context.Context) (jsonrpc.Message, *spooled, error)
+}
+
 // readUpstream relays the upstream's messages until its connection ends.
 func (s *session) readUpstream(ctx context.Context) {
+	sc, _ := s.up.(spoolingConn)
 	for {
-		msg, err := s.up.Read(ctx)
+		var (
+			msg jsonrpc.Message
+			big *spooled
+			err error
+		)
+		if sc != nil {
+			msg, big, err = sc.readMessage(ctx)
+		} else {
+			msg, err = s.up.Read(ctx)
+		}
 		if err != nil {
 			s.upstreamGone(ctx, err)
 			return
+		}
+		if big != nil {
+			if msg, err = s.spooledMessage(ctx, big); err != nil {
+				s.p.log.Warn("crumb mcp: skipping a message of the upstream server", "err", err)
+				continue
+			}
+			if msg == nil {
+				continue // a tools/call result, being projected
+			}
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Request:
 			// A notification, or a request the upstream makes of the client.
 			s.writeDown(ctx, m)
 		case *jsonrpc.Response:
-			s.mu.Lock()
-			c := s.pending[m.ID]
-			delete(s.pending, m.ID)
-			s.mu.Unlock()
+			c := s.take(m.ID)
 			switch {
 			case c == nil:
 				s.writeDown(ctx, m)
@@ -240,13 +262,46 @@ func (s *session) readUpstream(ctx context.Context) {
 				s.wg.Add(1)
 				go func() {
 					defer s.wg.Done()
-					s.writeDown(ctx, s.project(ctx, c, m))
+					s.writeDown(ctx, s.project(ctx, c, m.ID, inMemory(m)))
 				}()
 			default:
 				s.writeDown(ctx, m)
 			}
 		}
 	}
+}
+
+// take removes and returns the pending call of an ID.
+func (s *session) take(id jsonrpc.ID) *call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.pending[id]
+	delete(s.pending, id)
+	return c
+}
+
+// spooledMessage handles a message held in a spool file: the result of a
+// tools/call is projected from the file, in a goroutine of its own (and
+// nil is returned); any other message is read into memory and returned.
+func (s *session) spooledMessage(ctx context.Context, big *spooled) (jsonrpc.Message, error) {
+	if big.request || !big.hasResult {
+		return big.message()
+	}
+	s.mu.Lock()
+	c := s.pending[big.id]
+	if c == nil || c.method != methodToolsCall || c.internal != nil {
+		s.mu.Unlock()
+		return big.message()
+	}
+	delete(s.pending, big.id)
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer big.close()
+		s.writeDown(ctx, s.project(ctx, c, big.id, fromSpool(big)))
+	}()
+	return nil, nil
 }
 
 // upstreamGone records why the upstream connection ended and fails every
@@ -256,8 +311,14 @@ func (s *session) upstreamGone(ctx context.Context, err error) {
 		return // the session is ending; the client is gone
 	}
 	reason := "crumb: upstream server connection failed: " + err.Error()
-	if er, ok := s.up.(interface{ exitReason() string }); ok && (errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed)) {
-		reason = "crumb: " + er.exitReason()
+	if er, ok := s.up.(interface{ exitReason(string) string }); ok {
+		var pe *partialError
+		switch {
+		case errors.As(err, &pe):
+			reason = "crumb: " + er.exitReason(fmt.Sprintf(" in the middle of a message (%d bytes of it were read)", pe.n))
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrConnectionClosed):
+			reason = "crumb: " + er.exitReason("")
+		}
 	}
 	s.mu.Lock()
 	s.dead = errors.New(reason)

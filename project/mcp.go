@@ -287,6 +287,9 @@ type contentOut struct {
 	raw   []byte
 	item  *textItem
 	parts []*textItem
+	// spilled reports that raw holds a note where the text of the block
+	// was stored apart (see Input.Spilled): it is written anew.
+	spilled bool
 	// note is the text of a note crumb added, whose block raw is.
 	note string
 }
@@ -313,6 +316,49 @@ type textItem struct {
 	args       json.RawMessage
 	// fresh is projected as it was made, before any sharing.
 	fresh bool
+	// spill is the text as the caller stored it apart, when it did (see
+	// Input.Spilled); text is then nil when the text is longer than
+	// spillReadMax.
+	spill *Spill
+}
+
+// size is the length of the item's text.
+func (t *textItem) size() int64 {
+	if t.text == nil && t.spill != nil {
+		return t.spill.Source.Size()
+	}
+	return int64(len(t.text))
+}
+
+// spillReadMax is the longest text stored apart by the caller that the
+// projector reads into memory, to project it as any text is (split into
+// the files it holds, for one); a longer one is projected from the store.
+const spillReadMax = 4 << 20
+
+// text returns the text of o's member key, at ptr in the result; ok is
+// false when it is not a string. When the caller stored it apart (see
+// Input.Spilled), sp is where, the text is nil if it is longer than
+// spillReadMax, and the result is marked changed: the note that stands in
+// its place must not reach the client.
+func (m *mcpProjection) text(o object, key, ptr string) (sp *Spill, text []byte, ok bool, err error) {
+	if s, found := m.in.Spilled[ptr]; found {
+		m.change = true
+		size := s.Source.Size()
+		if size > spillReadMax {
+			return &s, nil, true, nil
+		}
+		b := make([]byte, size)
+		if n, err := s.Source.ReadAt(b, 0); int64(n) < size {
+			return nil, nil, false, fmt.Errorf("reading the text stored apart at %s: %w", ptr, err)
+		}
+		return &s, b, true, nil
+	}
+	v, found := o.get(key)
+	var str string
+	if !found || json.Unmarshal(v, &str) != nil {
+		return nil, nil, false, nil
+	}
+	return nil, []byte(str), true, nil
 }
 
 func (m *mcpProjection) project() (Output, error) {
@@ -370,7 +416,7 @@ func (m *mcpProjection) assemble() Output {
 		}
 		n++
 		switch {
-		case c.item != nil && c.item.projected:
+		case c.item != nil && (c.item.projected || c.item.spill != nil):
 			content.Write(c.item.marshal())
 		case c.parts != nil:
 			content.Write(marshalParts(c))
@@ -398,7 +444,7 @@ func (m *mcpProjection) assemble() Output {
 	// Media kept, in their final form.
 	var media []json.RawMessage
 	for _, c := range m.out {
-		if c.item != nil || c.parts != nil {
+		if c.item != nil || c.parts != nil || c.spilled {
 			continue
 		}
 		if o, err := parseObject(c.raw); err == nil {
@@ -429,7 +475,7 @@ func marshalParts(c contentOut) []byte {
 		}
 		b.WriteString(it.tail)
 	}
-	if !changed {
+	if !changed && !c.spilled {
 		return c.raw
 	}
 	return c.parts[0].block.with("text", []byte(quoteJSON(b.String()))).marshal()
@@ -440,7 +486,7 @@ func marshalParts(c contentOut) []byte {
 // left out.
 func (m *mcpProjection) viewTokens(text string) int {
 	for _, c := range m.out {
-		if c.item != nil || c.parts != nil {
+		if c.item != nil || c.parts != nil || c.spilled {
 			continue
 		}
 		o, err := parseObject(c.raw)
@@ -493,14 +539,16 @@ func (m *mcpProjection) block(i int, b object) error {
 	ptr := "/content/" + strconv.Itoa(i)
 	switch b.str("type") {
 	case "text":
-		v, ok := b.get("text")
-		var text string
-		if !ok || json.Unmarshal(v, &text) != nil {
+		sp, text, ok, err := m.text(b, "text", ptr+"/text")
+		if err != nil {
+			return err
+		}
+		if !ok {
 			m.out = append(m.out, contentOut{raw: raw})
 			return nil
 		}
-		if secs := splitSections(text, argPaths(m.in.Args)); secs != nil {
-			c := contentOut{raw: raw}
+		if secs := splitSections(string(text), argPaths(m.in.Args)); secs != nil {
+			c := contentOut{raw: raw, spilled: sp != nil}
 			for _, sec := range secs {
 				it := &textItem{text: []byte(sec.body), block: b, field: "text", label: "file " + sec.path + " in text block " + strconv.Itoa(i),
 					ptr: ptr + "/text", idx: len(m.items), head: sec.head, tail: sec.tail, args: withPath(m.in.Args, sec.path)}
@@ -511,9 +559,9 @@ func (m *mcpProjection) block(i int, b object) error {
 			m.out = append(m.out, c)
 			return nil
 		}
-		it := &textItem{text: []byte(text), block: b, field: "text", label: "text block " + strconv.Itoa(i), ptr: ptr + "/text", idx: len(m.items)}
+		it := &textItem{text: text, block: b, field: "text", label: "text block " + strconv.Itoa(i), ptr: ptr + "/text", idx: len(m.items), spill: sp}
 		m.items = append(m.items, it)
-		m.out = append(m.out, contentOut{raw: raw, item: it})
+		m.out = append(m.out, contentOut{raw: raw, item: it, spilled: sp != nil})
 	case "image":
 		nb, note, err := m.image(i, b)
 		if err != nil {
@@ -580,9 +628,12 @@ func (m *mcpProjection) resource(i int, b object, raw []byte) error {
 	}
 	uri, mime := r.str("uri"), r.str("mimeType")
 	ptr := "/content/" + strconv.Itoa(i) + "/resource"
-	if tv, ok := r.get("text"); ok {
-		var text string
-		if json.Unmarshal(tv, &text) != nil {
+	if _, ok := r.get("text"); ok {
+		sp, text, ok, err := m.text(r, "text", ptr+"/text")
+		if err != nil {
+			return err
+		}
+		if !ok {
 			m.out = append(m.out, contentOut{raw: raw})
 			return nil
 		}
@@ -590,9 +641,9 @@ func (m *mcpProjection) resource(i int, b object, raw []byte) error {
 		if mime != "" {
 			label += " (" + mime + ")"
 		}
-		it := &textItem{text: []byte(text), block: b, field: "resource", label: label, ptr: ptr + "/text", idx: len(m.items)}
+		it := &textItem{text: text, block: b, field: "resource", label: label, ptr: ptr + "/text", idx: len(m.items), spill: sp}
 		m.items = append(m.items, it)
-		m.out = append(m.out, contentOut{raw: raw, item: it})
+		m.out = append(m.out, contentOut{raw: raw, item: it, spilled: sp != nil})
 		return nil
 	}
 	bv, ok := r.get("blob")
@@ -666,7 +717,11 @@ func (m *mcpProjection) shareBudget() error {
 	total := 0
 	fits := true
 	for _, it := range m.items {
-		it.cost = m.count(it.text)
+		if it.text == nil && it.spill != nil {
+			it.cost = -1 // too long to read, let alone fit
+		} else {
+			it.cost = m.count(it.text)
+		}
 		if it.cost < 0 {
 			fits = false
 		} else {
@@ -827,7 +882,7 @@ func (m *mcpProjection) leaveOut(items []*textItem) {
 	var names []string
 	var size int64
 	for i, it := range items {
-		size += int64(len(it.text))
+		size += it.size()
 		if i < 6 {
 			names = append(names, it.label)
 		}
@@ -858,7 +913,7 @@ func (m *mcpProjection) reference(it *textItem) error {
 	if err != nil {
 		return err
 	}
-	desc := it.label + ": " + textfmt.Size(int64(len(it.text)))
+	desc := it.label + ": " + textfmt.Size(it.size())
 	if n, err := sub.Doc().Lines(); err == nil {
 		desc += ", " + textfmt.Plural(n, "line")
 	}
@@ -883,14 +938,28 @@ func (m *mcpProjection) whereText(it *textItem) string {
 
 // storeItem stores an item's text apart and returns an input over it.
 func (m *mcpProjection) storeItem(it *textItem) (store.Ref, *Input, error) {
+	args := m.in.Args
+	if it.args != nil {
+		args = it.args
+	}
+	if it.spill != nil {
+		// Stored already, by the caller: not again.
+		src := it.spill.Source
+		if it.kind == "" {
+			head := make([]byte, min(src.Size(), int64(sniff.Len)))
+			n, _ := src.ReadAt(head, 0)
+			it.kind = Detect(head[:n], Hints{Tool: m.in.Tool})
+		}
+		sub := &Input{
+			Source: src, Ref: it.spill.Ref, Digest: src.Info().Digest, Tool: m.in.Tool, Args: args,
+			Counter: m.in.Counter, Hint: m.in.Hint, Line: m.in.Line, Put: m.in.Put,
+		}
+		return it.spill.Ref, sub, nil
+	}
 	src := newBytesSource(it.text)
 	kind := it.kind
 	if kind == "" {
 		kind = Detect(it.text[:min(len(it.text), sniff.Len)], Hints{Tool: m.in.Tool})
-	}
-	args := m.in.Args
-	if it.args != nil {
-		args = it.args
 	}
 	sub := &Input{
 		Source: src, Digest: src.info.Digest, Tool: m.in.Tool, Args: args,

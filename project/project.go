@@ -108,6 +108,20 @@ type Input struct {
 	SourceSize int64
 	// StoreError, when set, says why the result could not be stored.
 	StoreError string
+	// Spilled holds the long strings of an MCP result that the caller
+	// stored apart before projecting it (the MCP proxy, which never holds a
+	// large result in memory), by their JSON pointer in the result, such as
+	// "/content/0/text": the result holds a short note in their place. The
+	// MCP projector reads such a text from its Source, and names its Ref
+	// instead of storing it again.
+	Spilled map[string]Spill
+}
+
+// Spill is a string of a result stored apart: its ref, and its decoded
+// text.
+type Spill struct {
+	Ref    store.Ref
+	Source Source
 }
 
 // Doc returns line-addressed access to the input.

@@ -3,10 +3,15 @@ package recall
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
@@ -56,9 +61,11 @@ type match struct {
 // scanner finds matching lines in order, from a starting offset.
 type scanner struct {
 	doc  *lines.Doc
+	src  io.ReaderAt // the doc's bytes, read ahead for the scan
 	re   *regexp.Regexp
-	pos  int64 // next offset to search
-	line int64 // line number at pos
+	lit  []byte // a literal every match holds, or nil
+	pos  int64  // next offset to search
+	line int64  // line number at pos
 	buf  []byte
 	// pending matches found in the current block
 	queue []match
@@ -86,10 +93,11 @@ func (s *scanner) fill() error {
 	if s.buf == nil {
 		s.buf = make([]byte, grepBlock)
 	}
-	blk, err := s.doc.ReadRange(s.pos, s.pos+grepBlock)
-	if err != nil {
+	k, err := s.src.ReadAt(s.buf[:min(grepBlock, s.doc.Size()-s.pos)], s.pos)
+	if err != nil && !(errors.Is(err, io.EOF) && s.pos+int64(k) == s.doc.Size()) {
 		return err
 	}
+	blk := s.buf[:k]
 	if len(blk) == 0 {
 		s.pos = s.doc.Size()
 		return nil
@@ -115,7 +123,9 @@ func (s *scanner) fill() error {
 	}
 	// line is the number of the line that starts at blk[off].
 	base, line, off := s.pos, s.line, 0
-	for off < len(blk) {
+	// Without the literal every match holds, the block has no match.
+	search := s.lit == nil || bytes.Contains(blk, s.lit)
+	for search && off < len(blk) {
 		loc := s.re.FindIndex(blk[off:])
 		if loc == nil {
 			break
@@ -167,14 +177,18 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	if err != nil {
 		return Page{}, err
 	}
-	sc := &scanner{doc: doc, re: re, pos: start, line: startLine}
+	sc := &scanner{doc: doc, src: obj, re: re, lit: requiredLiteral(re), pos: start, line: startLine}
+	if obj.Size()-start > 2*store.ChunkSize {
+		ahead := newReadAhead(obj, obj.Size(), store.ChunkSize)
+		defer ahead.close()
+		sc.src = ahead
+	}
 	big := int64(1) << 40
-	reserve := opts.Counter.Count(grepHeader(req, g, 1_000_000, big, false, total, total)) +
-		opts.Counter.Count("[next: "+opts.Hint(Request{Ref: req.Ref, Rev: req.Rev, Grep: &GrepSpec{Pattern: g.Pattern, IgnoreCase: g.IgnoreCase, Context: g.Context, Max: g.Max, From: total, Skip: 1_000_000}})+"]") + 4
-	room := opts.Budget - reserve
+	fit := newFitter(opts.Counter, opts.Budget, 4, grepHeader(req, g, 1_000_000, big, false, total, total),
+		"[next: "+opts.Hint(Request{Ref: req.Ref, Rev: req.Rev, Grep: &GrepSpec{Pattern: g.Pattern, IgnoreCase: g.IgnoreCase, Context: g.Context, Max: g.Max, From: total, Skip: 1_000_000}})+"]")
 
 	var body strings.Builder
-	used, shown := 0, 0
+	shown := 0
 	lastShown := int64(0) // the last line written, so context is not repeated
 	firstShown := int64(0)
 	capped := func() bool { return g.Max > 0 && g.Skip+shown >= g.Max }
@@ -197,24 +211,22 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 		if err != nil {
 			return Page{}, err
 		}
-		n := opts.Counter.Count(gr.text)
-		if used+n > room && shown > 0 {
-			c := cur
-			stoppedAt = &c
-			if more {
-				sc.queue = append([]match{nxt}, sc.queue...)
+		if !fit.try(gr.text, 0) {
+			if shown > 0 {
+				c := cur
+				stoppedAt = &c
+				if more {
+					sc.queue = append([]match{nxt}, sc.queue...)
+				}
+				break
 			}
-			break
-		}
-		if used+n > room {
 			// One group larger than the page: the match line alone.
 			if gr, err = renderGroup(doc, cur, 0, lastShown, cur.line, re, opts); err != nil {
 				return Page{}, err
 			}
-			n = opts.Counter.Count(gr.text)
+			fit.force(gr.text, 0)
 		}
 		body.WriteString(gr.text)
-		used += n
 		shown++
 		if firstShown == 0 {
 			firstShown = gr.first
@@ -262,12 +274,12 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	case capped() && remaining > 0:
 		out.WriteString(fmt.Sprintf("[stopped at --max %d matches]", g.Max))
 	case shown == 0:
-		return Page{Text: strings.TrimSuffix(out.String(), "\n"), Tokens: opts.Counter.Count(out.String()), From: start, To: sc.pos}, nil
+		return Page{Text: strings.TrimSuffix(out.String(), "\n"), Tokens: opts.pageTokens(out.String()), From: start, To: sc.pos}, nil
 	default:
 		out.WriteString("[no more matches]")
 	}
 	text := out.String()
-	return Page{Text: text, Next: next, Tokens: opts.Counter.Count(text), From: start, To: sc.pos}, nil
+	return Page{Text: text, Next: next, Tokens: opts.pageTokens(text), From: start, To: sc.pos}, nil
 }
 
 // grepHeader opens a search page; the caller closes its bracket.
@@ -378,4 +390,63 @@ func writeGrepLine(b *strings.Builder, n int64, sep byte, text []byte, cut bool,
 		}
 	}
 	b.WriteByte('\n')
+}
+
+// minLiteral is the shortest literal worth looking for before running the
+// expression.
+const minLiteral = 3
+
+// requiredLiteral returns the longest literal that every match of re
+// holds, case for case, or nil if there is none of minLiteral bytes. A
+// block without it holds no match, and bytes.Contains says so at memory
+// speed.
+func requiredLiteral(re *regexp.Regexp) []byte {
+	t, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	lit := required(t.Simplify())
+	if len(lit) < minLiteral {
+		return nil
+	}
+	return []byte(lit)
+}
+
+// required returns the longest literal every match of t holds.
+func required(t *syntax.Regexp) string {
+	literal := func(t *syntax.Regexp) (string, bool) {
+		// U+FFFD also matches invalid UTF-8, which holds no such bytes.
+		if t.Op == syntax.OpLiteral && t.Flags&syntax.FoldCase == 0 && !slices.Contains(t.Rune, utf8.RuneError) {
+			return string(t.Rune), true
+		}
+		return "", false
+	}
+	switch t.Op {
+	case syntax.OpLiteral:
+		s, _ := literal(t)
+		return s
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(t.Sub[0])
+	case syntax.OpRepeat:
+		if t.Min >= 1 {
+			return required(t.Sub[0])
+		}
+	case syntax.OpConcat:
+		best, run := "", ""
+		for _, sub := range t.Sub {
+			if s, ok := literal(sub); ok {
+				run += s
+			} else {
+				run = ""
+				if s := required(sub); len(s) > len(best) {
+					best = s
+				}
+			}
+			if len(run) > len(best) {
+				best = run
+			}
+		}
+		return best
+	}
+	return ""
 }

@@ -24,10 +24,17 @@ import (
 // is not valid JSON.
 var ErrNotJSON = errors.New("recall: result is not valid JSON")
 
-// MaxQueryBytes is the largest result a jq query runs over: jq needs the
-// whole value in memory. A JSON pointer has no such limit; it seeks
-// through the result without decoding it.
-const MaxQueryBytes = 256 << 20
+// MaxQueryBytes is the largest result a jq query runs over. jq needs the
+// whole document in memory, decoded, which takes several times its size (a
+// 260 MB document took 2.1 GB): the limit keeps a query within about
+// 100 MB. A larger result is refused with ErrTooLarge; a JSON pointer has
+// no such limit (it seeks through the result without decoding it), and its
+// selection is a result of its own that a query can read.
+const MaxQueryBytes = 8 << 20
+
+// ErrTooLarge means a jq query was asked of a result larger than
+// MaxQueryBytes. It wraps ErrBadRequest.
+var ErrTooLarge = fmt.Errorf("%w: the result is too large for a jq query", ErrBadRequest)
 
 // MaxSelectionBytes is the largest rendering of a jq query's results that
 // is kept.
@@ -117,7 +124,7 @@ func readSelection(ctx context.Context, st store.Store, obj store.Object, req Re
 		return Page{}, err
 	}
 	page.Text = head + "\n" + page.Text
-	page.Tokens = opts.Counter.Count(page.Text)
+	page.Tokens = opts.pageTokens(page.Text)
 	return page, nil
 }
 
@@ -192,8 +199,11 @@ func runQuery(ctx context.Context, obj store.Object, req Request) (out []byte, n
 		return nil, 0, false, fmt.Errorf("%w: jq %q: %v", ErrBadRequest, req.Query, err)
 	}
 	if obj.Size() > MaxQueryBytes {
-		return nil, 0, false, fmt.Errorf("%w: %s holds %s, more than the %s a jq query may read; select a part with --pointer first",
-			ErrBadRequest, req.Ref, textfmt.Size(obj.Size()), textfmt.Size(MaxQueryBytes))
+		return nil, 0, false, fmt.Errorf("%w: %s holds %s, more than the %s a jq query may read "+
+			"(jq holds the whole document in memory, decoded, at several times its size); "+
+			"select a part by its JSON pointer first (the selection is stored as a result of its own, which a jq query can read), "+
+			"or search the result's lines for a pattern",
+			ErrTooLarge, req.Ref, textfmt.Size(obj.Size()), textfmt.Size(MaxQueryBytes))
 	}
 	input, err := decodeAll(obj)
 	if err != nil {

@@ -299,3 +299,39 @@ func walk(v any, p string) (any, bool) {
 	}
 	return v, true
 }
+
+// TestReadQueryTooLarge: a jq query over a result larger than
+// MaxQueryBytes is refused with an error that names the limit and what to
+// do instead, and a pointer still selects from it, and a query from that
+// selection.
+func TestReadQueryTooLarge(t *testing.T) {
+	st := testStore(t)
+	var b bytes.Buffer
+	b.WriteString(`{"items": [`)
+	for i := 0; b.Len() <= MaxQueryBytes; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"id": ` + strconv.Itoa(i) + `, "name": "item number ` + strconv.Itoa(i) + `"}`)
+	}
+	b.WriteString(`], "tail": {"last": [1, 2, 3]}}`)
+	ref := put(t, st, b.Bytes())
+	_, err := Read(context.Background(), st, Request{Ref: ref, Query: ".tail"}, Options{})
+	if !errors.Is(err, ErrTooLarge) || !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("jq over %d bytes: got %v, want ErrTooLarge", b.Len(), err)
+	}
+	for _, want := range []string{"8.4 MB a jq query may read", "JSON pointer", "search"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	p, err := Read(context.Background(), st, Request{Ref: ref, Pointer: ptr("/tail")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := store.Ref(strings.Fields(p.Text[strings.Index(p.Text, "stored as ")+len("stored as "):])[0][:store.RefLen])
+	q, err := Read(context.Background(), st, Request{Ref: sel, Query: ".last | add"}, Options{})
+	if err != nil || body(q) != "6" {
+		t.Errorf("jq over the selection: %v %q", err, q.Text)
+	}
+}

@@ -37,6 +37,18 @@ type Options struct {
 	// The Guard and the MCP proxy use it to replace embedded base64 blobs
 	// with references.
 	Line LineFunc
+	// NoPageTokens leaves Page.Tokens at zero, for a caller that does not
+	// report it: a page that plainly fits its budget is then built without
+	// running the counter at all.
+	NoPageTokens bool
+}
+
+// pageTokens returns Page.Tokens of a page with text.
+func (o Options) pageTokens(text string) int {
+	if o.NoPageTokens {
+		return 0
+	}
+	return o.Counter.Count(text)
 }
 
 // LineFunc renders one line of a result for a view. fragment reports that
@@ -71,7 +83,8 @@ type Page struct {
 	Text string `json:"page"`
 	// Next reads what follows; nil at the end.
 	Next *Request `json:"next,omitempty"`
-	// Tokens is the o200k_base (or the Counter's) token count of Text.
+	// Tokens is the o200k_base (or the Counter's) token count of Text;
+	// zero with Options.NoPageTokens.
 	Tokens int `json:"tokens"`
 	// From and To are the byte offsets of the content shown, To exclusive.
 	From int64 `json:"from"`
@@ -203,13 +216,12 @@ func (w *pageWriter) page(ctx context.Context, from, end int64) (Page, error) {
 		return Page{}, err
 	}
 	// Reserve room for the header and the footer at their longest.
-	reserve := w.opts.Counter.Count(w.header(firstLine, total, total, from, end, end)) +
-		w.opts.Counter.Count(w.footer(&Request{Ref: w.req.Ref, Rev: w.req.Rev, Bytes: &Span{From: end, To: end + 1}}, end)) + 4
-	room := w.opts.Budget - reserve
+	fit := newFitter(w.opts.Counter, w.opts.Budget, 4, w.header(firstLine, total, total, from, end, end),
+		w.footer(&Request{Ref: w.req.Ref, Rev: w.req.Rev, Bytes: &Span{From: end, To: end + 1}}, end))
 	width := len(textfmt.Int(total))
 
 	var body strings.Builder
-	used := 0
+	shown := false
 	pos := from
 	line := firstLine
 	cut := false
@@ -230,21 +242,20 @@ func (w *pageWriter) page(ctx context.Context, from, end int64) (Page, error) {
 			l.Cut = false
 		}
 		text := w.render(l.Text, line, width, false)
-		n := w.opts.Counter.Count(text) + 1
-		if used+n <= room && !l.Cut {
+		if !l.Cut && fit.try(text, 1) {
 			body.WriteString(text)
 			body.WriteByte('\n')
-			used += n
+			shown = true
 			pos = l.End
 			line++
 			continue
 		}
-		if used > 0 {
+		if shown {
 			break
 		}
 		// The first line does not fit: show as much of it as fits and
 		// continue by bytes from there.
-		k := w.fitPrefix(l.Text, line, width, room)
+		k := w.fitPrefix(l.Text, line, width, fit.room())
 		body.WriteString(w.render(l.Text[:k], line, width, true))
 		body.WriteString(" …\n")
 		pos = l.Start + int64(k)
@@ -274,7 +285,7 @@ func (w *pageWriter) page(ctx context.Context, from, end int64) (Page, error) {
 	out.WriteString(body.String())
 	out.WriteString(w.footer(next, end))
 	text := out.String()
-	return Page{Text: text, Next: next, Tokens: w.opts.Counter.Count(text), From: from, To: pos}, nil
+	return Page{Text: text, Next: next, Tokens: w.opts.pageTokens(text), From: from, To: pos}, nil
 }
 
 func (w *pageWriter) render(b []byte, line int64, width int, fragment bool) string {

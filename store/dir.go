@@ -398,7 +398,10 @@ func (d *Dir) stage(ctx context.Context, r io.Reader, meta Meta, withObject bool
 		if err != nil {
 			return nil, fmt.Errorf("store: reading back a staged result: %w", err)
 		}
-		st.obj = &dirObject{f: f, info: st.info, cached: -1}
+		if st.obj, err = newWrittenObject(f, st.info); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	ok = true
 	return st, nil

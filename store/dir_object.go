@@ -8,17 +8,33 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // dirObject is an open result of a [Dir]. It keeps the last chunk it verified,
 // so sequential reads hash every chunk once and memory stays at one chunk.
+// A chunk verified before by this process (see verified.go), or written by
+// it (written), is read straight from the file without hashing it again, as
+// long as the file is in the state it was in then.
 type dirObject struct {
-	mu     sync.Mutex
-	f      *os.File
-	info   Info
-	buf    []byte // the verified chunk with index cached, or scratch space
-	cached int64  // index of the chunk in buf, -1 when none
-	closed bool
+	mu      sync.Mutex
+	f       *os.File
+	info    Info
+	buf     []byte      // the verified chunk with index cached, or scratch space
+	cached  int64       // index of the chunk in buf, -1 when none
+	written os.FileInfo // for a staged object: the file's state once written, nil when not trusted
+	closed  bool
+}
+
+// newWrittenObject returns an object reading the file this process has
+// just written as info, and hashed while writing it: its chunks are not
+// hashed again unless the file changes.
+func newWrittenObject(f *os.File, info Info) (*dirObject, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("store: reading back a staged result: %w", err)
+	}
+	return &dirObject{f: f, info: info, cached: -1, written: fi}, nil
 }
 
 func (o *dirObject) Info() Info  { return o.info }
@@ -38,11 +54,14 @@ func (o *dirObject) Close() error {
 
 // ReadAt reads len(p) bytes at off, verifying every chunk it reads from. It
 // follows io.ReaderAt: fewer than len(p) bytes come with an error, io.EOF at
-// the end of the result.
+// the end of the result. Reads of whole chunks go straight into p and may
+// run in parallel; the rest go through the object's chunk buffer, one at a
+// time.
 func (o *dirObject) ReadAt(p []byte, off int64) (int, error) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
+	closed := o.closed
+	o.mu.Unlock()
+	if closed {
 		return 0, fmt.Errorf("store: reading %s: %w", o.info.Ref, os.ErrClosed)
 	}
 	if off < 0 {
@@ -59,11 +78,20 @@ func (o *dirObject) ReadAt(p []byte, off int64) (int, error) {
 	for n < len(p) && off+int64(n) < size {
 		pos := off + int64(n)
 		idx := pos / ChunkSize
-		chunk, err := o.chunk(idx)
+		end := min((idx+1)*ChunkSize, size)
+		want := int(min(int64(len(p)-n), end-pos))
+		if pos == idx*ChunkSize && pos+int64(want) == end {
+			if err := o.readWhole(p[n:n+want], idx); err != nil {
+				return n, err
+			}
+			n += want
+			continue
+		}
+		k, err := o.readPart(p[n:n+want], pos, idx)
+		n += k
 		if err != nil {
 			return n, err
 		}
-		n += copy(p[n:], chunk[pos-idx*ChunkSize:])
 	}
 	if n < len(p) {
 		return n, io.EOF
@@ -71,10 +99,93 @@ func (o *dirObject) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// chunk returns chunk idx, read and verified (or cached).
+// readPart reads dst at pos, a part of chunk idx, through the chunk buffer.
+func (o *dirObject) readPart(dst []byte, pos, idx int64) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cached != idx {
+		if was := o.trusted(idx); was != nil {
+			if o.readTrusted(dst, pos, was) {
+				return len(dst), nil
+			}
+			o.written = nil
+		}
+	}
+	chunk, err := o.chunk(idx)
+	if err != nil {
+		return 0, err
+	}
+	return copy(dst, chunk[pos-idx*ChunkSize:]), nil
+}
+
+// readWhole reads all of chunk idx into dst and verifies it there, unless
+// it is trusted. It holds the lock only to look at the object's state.
+func (o *dirObject) readWhole(dst []byte, idx int64) error {
+	o.mu.Lock()
+	was := o.trusted(idx)
+	o.mu.Unlock()
+	if was != nil {
+		if o.readTrusted(dst, idx*ChunkSize, was) {
+			return nil
+		}
+		o.mu.Lock()
+		o.written = nil
+		o.mu.Unlock()
+	}
+	return o.verify(dst, idx)
+}
+
+// key names chunk idx of the object's result in the process's memory,
+// with what its record's line index says of it, which a verification
+// checks too.
+func (o *dirObject) key(idx int64) verifiedKey {
+	k := verifiedKey{ref: o.info.Ref, idx: idx, digest: o.info.Chunks[idx]}
+	if info := o.info; info.Newlines != nil && idx < int64(len(info.ChunkNewlines)) {
+		k.lines.indexed = true
+		k.lines.before = info.ChunkNewlines[idx]
+		k.lines.after = *info.Newlines
+		if idx+1 < int64(len(info.ChunkNewlines)) {
+			k.lines.after = info.ChunkNewlines[idx+1]
+		} else if info.Lines != nil {
+			k.lines.total = *info.Lines
+		}
+	}
+	return k
+}
+
+// trusted returns the state of the file in which chunk idx was written or
+// verified by this process, or nil. The caller holds o.mu.
+func (o *dirObject) trusted(idx int64) os.FileInfo {
+	if o.written != nil {
+		return o.written
+	}
+	if was, ok := verified.lookup(o.key(idx)); ok {
+		return was
+	}
+	return nil
+}
+
+// readTrusted reads dst at pos straight from the file, and reports whether
+// the file was still in the state was after the read: then dst holds bytes
+// of a chunk known to be sound. Otherwise the object stops trusting what it
+// wrote (the caller sets written to nil), and dst is to be read again with a
+// check.
+func (o *dirObject) readTrusted(dst []byte, pos int64, was os.FileInfo) bool {
+	if k, err := o.f.ReadAt(dst, pos); k != len(dst) && err != nil {
+		return false
+	}
+	// The state after the read matches the state the chunk was checked in:
+	// nothing changed the file in between.
+	if now, err := o.f.Stat(); err == nil && sameState(was, now) {
+		return true
+	}
+	return false
+}
+
+// chunk returns chunk idx, read into the chunk buffer and verified (or
+// cached there). The caller holds o.mu.
 func (o *dirObject) chunk(idx int64) ([]byte, error) {
-	start := idx * ChunkSize
-	clen := min(ChunkSize, o.info.Size-start)
+	clen := min(ChunkSize, o.info.Size-idx*ChunkSize)
 	if o.cached == idx {
 		return o.buf[:clen], nil
 	}
@@ -83,19 +194,38 @@ func (o *dirObject) chunk(idx int64) ([]byte, error) {
 		o.buf = make([]byte, min(ChunkSize, o.info.Size))
 	}
 	buf := o.buf[:clen]
-	if _, err := o.f.ReadAt(buf, start); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, brokenErr(o.info.Ref, fmt.Sprintf("chunk %d: its content file is shorter than its record says", idx))
-		}
-		return nil, fmt.Errorf("store: reading %s: %w", o.info.Ref, err)
-	}
-	sum := sha256.Sum256(buf)
-	if hex.EncodeToString(sum[:]) != o.info.Chunks[idx] {
-		return nil, brokenErr(o.info.Ref, fmt.Sprintf("chunk %d (bytes %d-%d) does not match its digest", idx, start, start+clen-1))
-	}
-	if err := checkChunkLines(o.info, idx, buf); err != nil {
-		return nil, brokenErr(o.info.Ref, err.Error())
+	if err := o.verify(buf, idx); err != nil {
+		return nil, err
 	}
 	o.cached = idx
 	return buf, nil
+}
+
+// verify reads chunk idx into buf, which is as long as the chunk, and
+// checks it against its digest; a sound chunk is remembered for the
+// process.
+func (o *dirObject) verify(buf []byte, idx int64) error {
+	start := idx * ChunkSize
+	// The file's state before the read is the one the check vouches for: a
+	// change during or after the read moves it.
+	checked := time.Now()
+	fi, statErr := o.f.Stat()
+	if _, err := o.f.ReadAt(buf, start); err != nil {
+		if errors.Is(err, io.EOF) {
+			return brokenErr(o.info.Ref, fmt.Sprintf("chunk %d: its content file is shorter than its record says", idx))
+		}
+		return fmt.Errorf("store: reading %s: %w", o.info.Ref, err)
+	}
+	chunkVerifications.Add(1)
+	sum := sha256.Sum256(buf)
+	if hex.EncodeToString(sum[:]) != o.info.Chunks[idx] {
+		return brokenErr(o.info.Ref, fmt.Sprintf("chunk %d (bytes %d-%d) does not match its digest", idx, start, start+int64(len(buf))-1))
+	}
+	if err := checkChunkLines(o.info, idx, buf); err != nil {
+		return brokenErr(o.info.Ref, err.Error())
+	}
+	if statErr == nil {
+		verified.remember(o.key(idx), fi, checked)
+	}
+	return nil
 }

@@ -7,10 +7,7 @@
 package tokens
 
 import (
-	"sync"
 	"unicode/utf8"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // Counter counts the tokens of a text. Implementations must be safe for
@@ -27,26 +24,9 @@ const EstimateName = "estimate"
 
 type o200k struct{}
 
-var (
-	o200kOnce  sync.Once
-	o200kCodec tokenizer.Codec
-	o200kErr   error
-)
-
-func loadO200k() tokenizer.Codec {
-	o200kOnce.Do(func() {
-		o200kCodec, o200kErr = tokenizer.Get(tokenizer.O200kBase)
-	})
-	if o200kErr != nil {
-		// The vocabulary is compiled into the binary: failing to load it is
-		// a build defect, not a run-time condition a caller could handle.
-		panic("tokens: loading embedded o200k_base vocabulary: " + o200kErr.Error())
-	}
-	return o200kCodec
-}
-
-// O200k returns the o200k_base counter. Its vocabulary is loaded on first use
-// (a few tens of milliseconds) and shared by all callers.
+// O200k returns the o200k_base counter. Its vocabulary is a table embedded
+// in the binary and read in place, so the first count costs no more than
+// later ones.
 func O200k() Counter { return o200k{} }
 
 func (o200k) Name() string { return "o200k_base" }
@@ -55,14 +35,11 @@ func (o200k) Count(s string) int {
 	if s == "" {
 		return 0
 	}
-	n, err := loadO200k().Count(s)
-	if err != nil {
-		// The tokenizer only fails on pathological regexp input; fall back
-		// to the estimate rather than report zero.
-		return Estimate(s)
-	}
-	return n
+	return countBPE(s)
 }
+
+// CountsAtMostBytes is true: every o200k_base token is at least one byte.
+func (o200k) CountsAtMostBytes() bool { return true }
 
 // Estimate approximates the o200k_base token count of s without a
 // vocabulary: about four bytes per token for ASCII text and one token per
@@ -99,6 +76,26 @@ func Estimator() Counter { return estimator{} }
 
 func (estimator) Name() string       { return EstimateName }
 func (estimator) Count(s string) int { return Estimate(s) }
+
+// CountsAtMostBytes is true: the estimate is at most a token per byte.
+func (estimator) CountsAtMostBytes() bool { return true }
+
+// ByteBounded is implemented by a Counter that may declare that it never
+// counts more tokens than a text has bytes, as every tokenizer whose tokens
+// are non-empty pieces of the text: o200k_base and the estimate do.
+type ByteBounded interface {
+	Counter
+	// CountsAtMostBytes reports whether Count(s) <= len(s) for every s.
+	CountsAtMostBytes() bool
+}
+
+// AtMostBytes reports whether c declares that it never counts more tokens
+// than a text has bytes. A caller may then take a text's length as a bound
+// on its count, and skip counting when the bound already decides.
+func AtMostBytes(c Counter) bool {
+	b, ok := c.(ByteBounded)
+	return ok && b.CountsAtMostBytes()
+}
 
 // ByName returns the counter with the given name: "o200k_base" (also
 // "o200k") or "estimate". It reports false for an unknown name.

@@ -71,3 +71,19 @@ func BenchmarkEstimate(b *testing.B) {
 		Estimate(s)
 	}
 }
+
+// AtMostBytes holds: the counters that declare it never count more tokens
+// than bytes, on text of every sort.
+func TestCountsAtMostBytes(t *testing.T) {
+	texts := []string{"a", " ", "\n\n\n", "日本語のテキスト", "🙂🙂🙂", "\xff\xfe\x80", strings.Repeat("x", 1000), "héllo wörld, ça va?\t\r\n"}
+	for _, c := range []Counter{O200k(), Estimator()} {
+		if !AtMostBytes(c) {
+			t.Errorf("%s: AtMostBytes = false", c.Name())
+		}
+		for _, s := range texts {
+			if n := c.Count(s); n > len(s) {
+				t.Errorf("%s: Count(%q) = %d, more than its %d bytes", c.Name(), s, n, len(s))
+			}
+		}
+	}
+}

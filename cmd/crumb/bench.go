@@ -16,7 +16,7 @@ func init() {
 		name:    "bench",
 		summary: "measure evidence kept per token against other systems' baselines, or speed",
 		usage: `Usage: crumb bench [--cases DIR] [--strategy NAME]... [--budget TOKENS]... [-v] [--json | --markdown] [--svg FILE]
-       crumb bench --speed [--sizes 1MB,100MB,1GB] [--kinds log,command,json] [--runs N] [--dir DIR] [--phases] [--json]
+       crumb bench --speed [--sizes 10MB,100MB,300MB,1GB] [--kinds log,command,json] [--runs N] [--dir DIR] [--phases] [--json]
 
 Runs a corpus of real tool outputs through several strategies and prints,
 per strategy: the tokens of the first views (o200k_base), the needles (the
@@ -39,13 +39,16 @@ within 10 KiB and 256 lines), gemini (Gemini CLI: over 40,000 characters,
 of crumb's view), crumb (the default budget) and crumb@N (a budget of N
 tokens; --budget N adds it). Default: all but crumb@N.
 
---speed measures instead how fast crumb stores and projects results of 1 MB,
-100 MB and 1 GB made by repeating real outputs of the corpus (a log, a
+--speed measures instead how fast crumb stores and projects results of 10 MB,
+100 MB, 300 MB and 1 GB made by repeating real outputs of the corpus (a log, a
 command's output, JSON), each in a process of its own: throughput, peak
 resident memory, and the ratio of crumb's time to copying the same bytes
 into a file of the same directory with fsync, measured in the same run. It
 also times a small result passing through untouched, and a page read and a
-search of the 1 GB result. It writes up to 1 GB at a time under --dir (the
+search of the largest log, in a process and as whole crumb read and crumb
+grep processes (beside a crumb version process, and GNU grep -n on a raw
+copy of the same bytes), and ends with each figure beside its target. It
+writes up to 1 GB at a time under --dir (the
 system's temporary directory by default) and removes it. --phases also times
 the parts of crumb's work apart (hashing, storing, verifying, projecting), and
 --cpuprofile DIR writes a CPU profile of each of crumb's runs, to tell where
@@ -84,7 +87,7 @@ func runBench(e *env, args []string) error {
 	markdown := fs.Bool("markdown", false, "print the side-by-side table as a Markdown table")
 	svg := fs.String("svg", "", "write a chart of first-view tokens against needles seen to `FILE`")
 	speed := fs.Bool("speed", false, "measure speed and memory instead of evidence")
-	sizes := fs.String("sizes", "1MB,100MB,1GB", "result `SIZES` for --speed")
+	sizes := fs.String("sizes", "10MB,100MB,300MB,1GB", "result `SIZES` for --speed")
 	kinds := fs.String("kinds", "log,command,json", "result `KINDS` for --speed")
 	dir := fs.String("dir", "", "scratch `DIR`ectory for --speed (default: the system's temporary directory)")
 	profile := fs.String("cpuprofile", "", "with --speed, write CPU profiles of crumb's runs to `DIR`")

@@ -40,6 +40,7 @@ func runSpeed(e *env, corpus, sizesArg, kindsArg, dir, profile string, phases, a
 	if err != nil {
 		return fmt.Errorf("finding crumb's own executable to run measurements in: %w", err)
 	}
+	o.Exe = exe
 	o.Run = func(ctx context.Context, spec bench.OneSpec) (bench.OneResult, error) {
 		return runChild(ctx, exe, spec)
 	}

@@ -64,7 +64,7 @@ func runGrep(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	page, err := recall.Grep(e.ctx, d, req, recall.Options{Budget: *budget, Hint: e.hint(), Line: crumb.LineRenderer(e.ctx, d)})
+	page, err := recall.Grep(e.ctx, d, req, recall.Options{Budget: *budget, Line: crumb.LineRenderer(e.ctx, d), NoPageTokens: true, Hint: e.hint()})
 	if err != nil {
 		return err
 	}

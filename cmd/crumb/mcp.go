@@ -36,7 +36,9 @@ that names what it leaves out and the exact crumb_read call that reads it,
 from the store, without running the tool again.
 
 The upstream's standard error goes to crumb's. If the upstream exits, calls
-in flight and later calls get an error that says how it ended.
+in flight and later calls get an error that says how it ended and what its
+standard error said went wrong. Lines it writes on its standard output that
+are not JSON-RPC (a banner) are skipped and logged.
 
 Examples:
   crumb mcp -- npx -y @modelcontextprotocol/server-filesystem ~/src

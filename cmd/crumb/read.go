@@ -114,7 +114,7 @@ func runRead(e *env, args []string) error {
 		}
 		return nil
 	}
-	page, err := recall.Read(e.ctx, d, req, recall.Options{Budget: *budget, Numbers: *numbers, Hint: e.hint(), Line: crumb.LineRenderer(e.ctx, d)})
+	page, err := recall.Read(e.ctx, d, req, recall.Options{Budget: *budget, Numbers: *numbers, Line: crumb.LineRenderer(e.ctx, d), NoPageTokens: true, Hint: e.hint()})
 	if err != nil {
 		return err
 	}

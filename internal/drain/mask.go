@@ -125,9 +125,36 @@ func (t *tokenizer) words(b []byte) {
 	}
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
-}
+func isSpace(c byte) bool { return byteClass[c]&classSpace != 0 }
+
+// The classes of bytes the tokenizer tells apart, as bits of byteClass: a
+// digit, a hex letter (a-f, A-F), another letter (or any byte of a
+// multi-byte character), a slash, white space.
+const (
+	classDigit  = 1 << iota // counted: must stay bit 0
+	classHex                // bit 1
+	classLetter             // bit 2
+	classSlash
+	classSpace
+)
+
+var byteClass = func() (t [256]byte) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = classDigit
+		case c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F':
+			t[c] = classHex
+		case c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80:
+			t[c] = classLetter
+		case c == '/':
+			t[c] = classSlash
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f':
+			t[c] = classSpace
+		}
+	}
+	return t
+}()
 
 // word adds one word, masking its core or, for key=value, its value.
 func (t *tokenizer) word(w []byte) {
@@ -218,21 +245,15 @@ func variable(c []byte) bool {
 	if len(c) > maxTokenLen {
 		return true
 	}
-	digits, hexLetters, letters, slash := 0, 0, 0, false
+	digits, hexLetters, letters, slashes := 0, 0, 0, byte(0)
 	for _, ch := range c {
-		switch {
-		case ch >= '0' && ch <= '9':
-			digits++
-		case ch >= 'a' && ch <= 'f' || ch >= 'A' && ch <= 'F':
-			hexLetters++
-		case isLetterByte(ch):
-			letters++
-		case ch == '/':
-			slash = true
-		case ch >= 0x80:
-			letters++
-		}
+		k := byteClass[ch]
+		digits += int(k & classDigit)
+		hexLetters += int(k & classHex >> 1)
+		letters += int(k & classLetter >> 2)
+		slashes |= k & classSlash
 	}
+	slash := slashes != 0
 	if digits == 0 {
 		return false
 	}

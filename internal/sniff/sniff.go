@@ -27,14 +27,25 @@ func MIME(head []byte) string {
 
 // IsBinary reports whether content that begins with head is binary: it holds
 // a NUL byte, more than a trace of invalid UTF-8, other control bytes in bulk,
-// or starts with the magic number of a known binary format.
+// or starts with the magic number of a known binary format. Content that is
+// plainly text (valid UTF-8 without a control byte that text lacks) is text
+// whatever its first bytes spell, and costs no format detection.
 func IsBinary(head []byte) bool {
 	if len(head) > Len {
 		head = head[:Len]
 	}
-	if len(head) == 0 {
+	if len(head) == 0 || plainText(head) && !bytes.HasPrefix(head, pdfMagic) {
 		return false
 	}
+	return detectBinary(head)
+}
+
+// pdfMagic opens a PDF, a binary container even when its first bytes are
+// all text.
+var pdfMagic = []byte("%PDF-")
+
+// detectBinary is IsBinary of a head that is not plainly text.
+func detectBinary(head []byte) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
@@ -47,7 +58,7 @@ func IsBinary(head []byte) bool {
 	for i := 0; i < len(body); {
 		c := body[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b && c != '\b' {
+			if c < 0x20 && !textControl(c) {
 				ctl++
 			}
 			i++
@@ -62,6 +73,25 @@ func IsBinary(head []byte) bool {
 	// Tolerate a few stray bytes in a log (or Latin-1 accents); reject
 	// content that is mostly not text.
 	return bad*30 > len(body) || bad > 64 && bad*100 > len(body) || ctl*20 > len(body)
+}
+
+// plainText reports whether head is valid UTF-8 (but for a sequence cut at
+// its end) without any control byte but newline, carriage return, tab, form
+// feed and escape: text that format detection takes for text too (it takes
+// a backspace for binary).
+func plainText(head []byte) bool {
+	for _, c := range head {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != 0x1b {
+			return false
+		}
+	}
+	return utf8.Valid(trimPartialRune(head))
+}
+
+// textControl reports whether the control byte c occurs in text, a few
+// of them at least.
+func textControl(c byte) bool {
+	return c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0x1b || c == '\b'
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence at the end of b.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -26,6 +27,10 @@ func TestIsBinary(t *testing.T) {
 		{"ansi", []byte("\x1b[31mred\x1b[0m\n"), false},
 		{"json", []byte(`{"a": [1, 2, "x"]}`), false},
 		{"one latin-1 accent in a long line", append(bytes.Repeat([]byte("word "), 40), 0xe9), false},
+		{"postscript, a text language", []byte("%!PS-Adobe-3.0\n%%Title: x\n"), false},
+		{"a pdf whose head is all text", []byte("%PDF-1.4\n1 0 obj\n"), true},
+		{"a backspace, which format detection calls binary", []byte("hello\bworld\n"), true},
+		{"form feed and escape", []byte("page\f\x1b[1mbold\x1b[0m\n"), false},
 		{"nul", []byte("abc\x00def"), true},
 		{"gzip", gz.Bytes(), true},
 		{"elf", elf, true},
@@ -49,5 +54,39 @@ func TestDescribe(t *testing.T) {
 	}
 	if got := Describe(png); got != "image/png, 32x32" {
 		t.Errorf("Describe(png) = %q", got)
+	}
+}
+
+// The shortcut for plain text decides as format detection would on every
+// text output of the corpus.
+func TestPlainTextShortcutAgrees(t *testing.T) {
+	outs, _ := filepath.Glob("../../testdata/corpus/*/output")
+	if len(outs) == 0 {
+		t.Fatal("no corpus outputs")
+	}
+	plain := 0
+	for _, p := range outs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := b[:min(len(b), Len)]
+		if !plainText(head) {
+			continue
+		}
+		plain++
+		if detectBinary(head) {
+			t.Errorf("%s: plainly text, but format detection calls it binary", p)
+		}
+	}
+	if plain < len(outs)/2 {
+		t.Errorf("only %d of %d outputs are plainly text", plain, len(outs))
+	}
+	for _, s := range []string{"\f", "\x1b", "\t\r\n", "a\fb\n", "\x1b[31mred\x1b[0m", "日本語\t🙂\r\n", "x", "{\"a\": 1}", "<html>", "%!PS"} {
+		if !plainText([]byte(s)) {
+			t.Errorf("%q is not plainly text", s)
+		} else if detectBinary([]byte(s)) && s != "%!PS" {
+			t.Errorf("%q: plainly text, but format detection calls it binary", s)
+		}
 	}
 }

@@ -11,6 +11,9 @@ packages=(
 	@modelcontextprotocol/server-filesystem@2026.8.31
 	@modelcontextprotocol/server-everything@2026.8.31
 	@modelcontextprotocol/inspector@2.12.0
+	# The TypeScript SDK, for the tests' own node client and servers
+	# (mcpproxy/testdata/*.cjs).
+	@modelcontextprotocol/sdk@1.32.2
 )
 
 mkdir -p "$dir"

@@ -1,0 +1,419 @@
+package mcpproxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/crumb-dev/crumb/internal/jsonscan"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// spoolAt is the size over which a message from the upstream server is
+// written to a temporary file as it arrives instead of being held in
+// memory: a tool result of 100 MB then goes from the file into the store.
+const spoolAt = 1 << 20
+
+// ErrPartialMessage means the upstream server's output ended in the middle
+// of a message: the server died while it was answering.
+var ErrPartialMessage = errors.New("the upstream server's output ended in the middle of a message")
+
+// partialError is an ErrPartialMessage with the bytes that were read.
+type partialError struct{ n int64 }
+
+func (e *partialError) Error() string {
+	return fmt.Sprintf("%v (%d bytes of it were read)", ErrPartialMessage, e.n)
+}
+
+func (e *partialError) Unwrap() error { return ErrPartialMessage }
+
+// stdioConn is the proxy's connection to a server over its standard input
+// and output: newline-delimited JSON-RPC, as MCP's stdio transport speaks
+// it. It differs from the SDK's in two ways.
+//
+//   - A line that is not JSON-RPC (a banner such as "Server starting on
+//     stdio...", a stray console.log) is logged and skipped, as the
+//     TypeScript and Python SDKs do, and the session goes on.
+//   - A message longer than spoolAt is written to a temporary file as it
+//     arrives, and a response to a tools/call is projected from there
+//     (see spooled), so that its size costs disk, not memory.
+type stdioConn struct {
+	r io.ReadCloser
+	w io.WriteCloser
+
+	wmu sync.Mutex
+
+	log    *slog.Logger
+	tmpDir string
+
+	start    sync.Once
+	incoming chan upMsg
+	closed   chan struct{}
+	close    sync.Once
+	queue    []jsonrpc.Message // the rest of a batch
+}
+
+// upMsg is what the reader passes on: a message, a spooled message or the
+// error that ended the output.
+type upMsg struct {
+	msgs []jsonrpc.Message // one, or a batch
+	big  *spooled
+	err  error
+}
+
+var _ mcp.Connection = (*stdioConn)(nil)
+
+func newStdioConn(r io.ReadCloser, w io.WriteCloser) *stdioConn {
+	return &stdioConn{r: r, w: w, log: slog.New(slog.DiscardHandler), incoming: make(chan upMsg), closed: make(chan struct{})}
+}
+
+// setLogger sets where skipped lines are reported; it must be called
+// before the first Read.
+func (c *stdioConn) setLogger(l *slog.Logger) { c.log = l }
+
+// SessionID implements mcp.Connection: stdio has no session ID.
+func (c *stdioConn) SessionID() string { return "" }
+
+// Write writes one message as a line.
+func (c *stdioConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	b, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return fmt.Errorf("mcpproxy: encoding a message: %w", err)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = c.w.Write(append(b, '\n'))
+	return err
+}
+
+// Close closes the server's input and the output pipe, which ends the
+// reader.
+func (c *stdioConn) Close() error {
+	var err error
+	c.close.Do(func() {
+		close(c.closed)
+		err = c.w.Close()
+		if rerr := c.r.Close(); err == nil {
+			err = rerr
+		}
+	})
+	return err
+}
+
+// Read returns the next message; a spooled one is read into memory.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, big, err := c.readMessage(ctx)
+	if big != nil {
+		return big.message()
+	}
+	return m, err
+}
+
+// readMessage returns the next message, or a spooled one as it is.
+func (c *stdioConn) readMessage(ctx context.Context) (jsonrpc.Message, *spooled, error) {
+	if len(c.queue) > 0 {
+		m := c.queue[0]
+		c.queue = c.queue[1:]
+		return m, nil, nil
+	}
+	c.start.Do(func() { go c.readLoop() })
+	select {
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	case <-c.closed:
+		return nil, nil, io.EOF
+	case u, ok := <-c.incoming:
+		if !ok {
+			return nil, nil, io.EOF
+		}
+		if u.err != nil {
+			return nil, nil, u.err
+		}
+		if u.big != nil {
+			return nil, u.big, nil
+		}
+		c.queue = u.msgs[1:]
+		return u.msgs[0], nil, nil
+	}
+}
+
+// readLoop reads messages until the output ends.
+func (c *stdioConn) readLoop() {
+	defer close(c.incoming)
+	br := bufio.NewReaderSize(c.r, 64<<10)
+	for {
+		u := c.next(br)
+		if u.msgs == nil && u.big == nil && u.err == nil {
+			continue // a line skipped
+		}
+		select {
+		case c.incoming <- u:
+		case <-c.closed:
+			if u.big != nil {
+				u.big.close()
+			}
+			return
+		}
+		if u.err != nil {
+			return
+		}
+	}
+}
+
+// next reads one line: a message, a spooled message, an error, or nothing
+// for a line that was skipped.
+func (c *stdioConn) next(br *bufio.Reader) upMsg {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(line) >= spoolAt {
+				return c.spool(br, line)
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			if errors.Is(err, io.EOF) {
+				err = &partialError{n: int64(len(line))}
+			}
+			return upMsg{err: err}
+		}
+		return upMsg{err: err}
+	}
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return upMsg{}
+	}
+	msgs, err := decodeLine(line)
+	if err != nil {
+		c.skipped(line, int64(len(line)), err)
+		return upMsg{}
+	}
+	return upMsg{msgs: msgs}
+}
+
+// decodeLine decodes a line as a JSON-RPC message or batch.
+func decodeLine(line []byte) ([]jsonrpc.Message, error) {
+	if line[0] != '[' {
+		m, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			return nil, err
+		}
+		return []jsonrpc.Message{m}, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(line, &raws); err != nil {
+		return nil, err
+	}
+	if len(raws) == 0 {
+		return nil, errors.New("an empty batch")
+	}
+	var b []jsonrpc.Message
+	for _, r := range raws {
+		m, err := jsonrpc.DecodeMessage(r)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, m)
+	}
+	return b, nil
+}
+
+// skipped logs a line that is not JSON-RPC.
+func (c *stdioConn) skipped(line []byte, n int64, err error) {
+	shown := line
+	if len(shown) > 200 {
+		shown = append(bytes.Clone(shown[:200]), "…"...)
+	}
+	c.log.Warn("crumb mcp: the upstream server wrote a line that is not JSON-RPC on its standard output; skipping it",
+		"line", string(bytes.ToValidUTF8(shown, []byte("\uFFFD"))), "bytes", n, "err", err)
+}
+
+// spool writes a long line to a temporary file as it arrives, and reads
+// the envelope of the message in it.
+func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
+	first := bytes.TrimLeft(head, " \t\r")
+	if len(first) > 0 && first[0] == '[' {
+		// A batch: rare, and read whole.
+		rest, err := br.ReadBytes('\n')
+		line := append(head, rest...)
+		if errors.Is(err, io.EOF) {
+			return upMsg{err: &partialError{n: int64(len(line))}}
+		} else if err != nil {
+			return upMsg{err: err}
+		}
+		msgs, err := decodeLine(bytes.TrimSpace(line))
+		if err != nil {
+			c.skipped(line, int64(len(line)), err)
+			return upMsg{}
+		}
+		return upMsg{msgs: msgs}
+	}
+	if len(first) > 0 && first[0] != '{' {
+		// Not a JSON-RPC object: skip the rest of the line unread.
+		n := int64(len(head))
+		for {
+			chunk, err := br.ReadSlice('\n')
+			n += int64(len(chunk))
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				return upMsg{err: err}
+			}
+		}
+		c.skipped(head[:min(len(head), 200)], n-1, errors.New("it does not begin with {"))
+		return upMsg{}
+	}
+	f, err := os.CreateTemp(c.tmpDir, "crumb-mcp-*.json")
+	if err != nil {
+		return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+	}
+	// Unlinked at once where the system allows: the file goes with the
+	// last handle.
+	unlinked := os.Remove(f.Name()) == nil
+	sp := &spooled{f: f, unlinked: unlinked}
+	w := bufio.NewWriterSize(f, 256<<10)
+	w.Write(head)
+	n := int64(len(head))
+	for {
+		chunk, rerr := br.ReadSlice('\n')
+		if _, err := w.Write(chunk); err != nil {
+			sp.close()
+			return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+		}
+		n += int64(len(chunk))
+		if rerr == nil {
+			break
+		}
+		if !errors.Is(rerr, bufio.ErrBufferFull) {
+			sp.close()
+			if errors.Is(rerr, io.EOF) {
+				rerr = &partialError{n: n}
+			}
+			return upMsg{err: rerr}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		sp.close()
+		return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+	}
+	sp.size = n
+	if err := sp.envelope(); err != nil {
+		sp.close()
+		c.skipped(head[:min(len(head), 200)], n, err)
+		return upMsg{}
+	}
+	return upMsg{big: sp}
+}
+
+// spooled is a message held in a temporary file.
+type spooled struct {
+	f        *os.File
+	unlinked bool
+	size     int64
+
+	// Of the envelope: the ID, whether the message is a request, and
+	// where its result is in the file.
+	id         jsonrpc.ID
+	request    bool
+	result     [2]int64
+	hasResult  bool
+	closeOnce  sync.Once
+	decodeOnce sync.Once
+}
+
+// envelope finds the members of the message.
+func (sp *spooled) envelope() error {
+	s := jsonscan.New(sp.f, sp.size)
+	s.Single()
+	defer s.Close()
+	t, err := s.Next()
+	if err != nil {
+		return err
+	}
+	if t.Kind != jsonscan.BeginObject {
+		return errors.New("not a JSON-RPC object")
+	}
+	for {
+		k, err := s.Next()
+		if err != nil {
+			return err
+		}
+		if k.Kind == jsonscan.EndObject {
+			break
+		}
+		raw, err := s.Bytes(k.Start, k.End, 64)
+		if err != nil {
+			return err
+		}
+		key, _ := jsonscan.KeyText(raw, false)
+		v, err := s.Next()
+		if err != nil {
+			return err
+		}
+		end := v.End
+		if v.Kind == jsonscan.BeginObject || v.Kind == jsonscan.BeginArray {
+			if end, err = s.Skip(); err != nil {
+				return err
+			}
+		}
+		switch key {
+		case "id":
+			b, err := s.Bytes(v.Start, end, 1<<10)
+			if err != nil {
+				return err
+			}
+			var x any
+			if err := json.Unmarshal(b, &x); err != nil {
+				return err
+			}
+			if sp.id, err = jsonrpc.MakeID(x); err != nil {
+				return err
+			}
+		case "method":
+			sp.request = true
+		case "result":
+			sp.result, sp.hasResult = [2]int64{v.Start, end}, true
+		}
+	}
+	if _, err := s.Next(); !errors.Is(err, io.EOF) {
+		return errors.New("more than one JSON value on a line")
+	}
+	return nil
+}
+
+// ReadAt reads the file.
+func (sp *spooled) ReadAt(p []byte, off int64) (int, error) { return sp.f.ReadAt(p, off) }
+
+// message reads the whole message into memory and decodes it, for a
+// message the proxy passes on as it is; it closes the file.
+func (sp *spooled) message() (jsonrpc.Message, error) {
+	defer sp.close()
+	b := make([]byte, sp.size)
+	if _, err := sp.f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("mcpproxy: reading a spooled message: %w", err)
+	}
+	return jsonrpc.DecodeMessage(bytes.TrimSpace(b))
+}
+
+func (sp *spooled) close() {
+	sp.closeOnce.Do(func() {
+		sp.f.Close()
+		if !sp.unlinked {
+			os.Remove(sp.f.Name())
+		}
+	})
+}
