@@ -29,7 +29,8 @@ type RunOptions struct {
 
 // Run evaluates the named strategies (see [Lookup], and "headtail-same",
 // which is sized after crumb's views at its default budget) over cases and
-// returns their reports and summaries in the order of names.
+// returns their reports and summaries in the order of names, each summary
+// with those of the corpus's dev and sealed parts.
 func Run(ctx context.Context, cases []*Case, names []string, o RunOptions) ([]Report, []Summary, error) {
 	if o.Counter == nil {
 		o.Counter = tokens.O200k()
@@ -137,7 +138,11 @@ func Run(ctx context.Context, cases []*Case, names []string, o RunOptions) ([]Re
 			return nil, nil, fmt.Errorf("bench: evaluating %s: %s", j.name, j.rep.Err)
 		}
 		reps = append(reps, j.rep)
-		sums = append(sums, Summarize(j.rep, cases, j.s, o.Counter))
+		s := Summarize(j.rep, cases, j.s, o.Counter)
+		dev := Summarize(j.rep.Part(PartDev), cases, j.s, o.Counter)
+		sealed := Summarize(j.rep.Part(PartSealed), cases, j.s, o.Counter)
+		s.Dev, s.Sealed = &dev, &sealed
+		sums = append(sums, s)
 	}
 	return reps, sums, nil
 }

@@ -93,6 +93,11 @@ type Summary struct {
 	MediaKept int `json:"media_kept"`
 	// Errors counts cases the strategy failed on.
 	Errors int `json:"errors"`
+	// Dev and Sealed hold the same figures over each part of the corpus
+	// (see [PartOf]), when the summary is over a whole corpus: [Run] fills
+	// them in. Sealed is the figure that counts.
+	Dev    *Summary `json:"dev,omitempty"`
+	Sealed *Summary `json:"sealed,omitempty"`
 }
 
 // Summarize sums a report up. m, when not nil, is the Meter the strategy
@@ -244,6 +249,38 @@ func WriteCases(w io.Writer, reports []Report) error {
 			row(tw, cells...)
 		}
 		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partNotes say what each part is for, in the lines that head its table.
+var partNotes = map[Part]string{
+	PartDev:    "projectors may be tuned on these",
+	PartSealed: "not looked at while working: the figure that counts",
+}
+
+// WriteParts writes the side-by-side table of each part of the corpus, dev
+// then sealed, each under a line that names it with its cases and needles;
+// with markdown, as Markdown tables under headings. The summaries must have
+// their parts (see [Run]).
+func WriteParts(w io.Writer, sums []Summary, markdown bool) error {
+	write, head := WriteSummaries, "%s: %d cases, %d needles (%s)\n"
+	if markdown {
+		write, head = WriteSummariesMarkdown, "#### %s: %d cases, %d needles (%s)\n\n"
+	}
+	for i, p := range Parts {
+		ps := PartSummaries(sums, p)
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		var cases, needles int
+		if len(ps) > 0 {
+			cases, needles = ps[0].Cases, ps[0].Needles
+		}
+		fmt.Fprintf(w, head, p, cases, needles, partNotes[p])
+		if err := write(w, ps); err != nil {
 			return err
 		}
 	}

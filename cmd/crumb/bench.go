@@ -15,7 +15,7 @@ func init() {
 	register(&command{
 		name:    "bench",
 		summary: "measure evidence kept per token against other systems' baselines, or speed",
-		usage: `Usage: crumb bench [--cases DIR] [--strategy NAME]... [--budget TOKENS]... [-v] [--json | --markdown] [--svg FILE]
+		usage: `Usage: crumb bench [--cases DIR] [--strategy NAME]... [--budget TOKENS]... [-v [--unseal]] [--json | --markdown] [--svg FILE]
        crumb bench --speed [--sizes 10MB,100MB,300MB,1GB] [--kinds log,command,json] [--runs N] [--dir DIR] [--phases] [--json]
 
 Runs a corpus of real tool outputs through several strategies and prints,
@@ -24,6 +24,13 @@ evidence an engineer needs next) visible in them, the needles found and the
 tokens read when following each strategy's own continuations (re-reads count
 against savings), the views larger than the output itself, binary bytes
 leaked into views and media blocks kept. -v adds a table per case.
+
+The corpus is split by a hash of each case's name into two parts, reported
+apart: dev (about two thirds), the cases projectors may be tuned on, and
+sealed, the cases nobody looks at while working, whose figures are the ones
+that count. -v lists only the dev cases one by one; --unseal lists the
+sealed ones too (for a final check, not while tuning). --json has every
+case's figures and the summaries of both parts.
 
 A corpus is a directory of cases, one folder each (DESIGN.md, "case
 format"): output (the raw bytes) and meta.json (kind, tool, args, needles).
@@ -82,9 +89,10 @@ func runBench(e *env, args []string) error {
 		names = append(names, fmt.Sprintf("%s@%d", bench.NameCrumb, n))
 		return nil
 	})
-	verbose := fs.Bool("v", false, "add tables with a row per case")
+	verbose := fs.Bool("v", false, "add tables with a row per case of the dev part")
+	unseal := fs.Bool("unseal", false, "with -v, list the cases of the sealed part too")
 	asJSON := fs.Bool("json", false, "print the summaries and per-case reports as JSON")
-	markdown := fs.Bool("markdown", false, "print the side-by-side table as a Markdown table")
+	markdown := fs.Bool("markdown", false, "print the side-by-side tables, one per part, as Markdown tables")
 	svg := fs.String("svg", "", "write a chart of first-view tokens against needles seen to `FILE`")
 	speed := fs.Bool("speed", false, "measure speed and memory instead of evidence")
 	sizes := fs.String("sizes", "10MB,100MB,300MB,1GB", "result `SIZES` for --speed")
@@ -106,6 +114,9 @@ func runBench(e *env, args []string) error {
 	}
 	if *speed && (len(names) > 0 || *svg != "" || *verbose) {
 		return usagef(c.name, "--speed does not combine with --strategy, --budget, --svg or -v")
+	}
+	if *unseal && !*verbose {
+		return usagef(c.name, "--unseal goes with -v")
 	}
 	if !*speed && (*phases || *profile != "") {
 		return usagef(c.name, "--phases and --cpuprofile go with --speed")
@@ -146,7 +157,11 @@ func runBench(e *env, args []string) error {
 	}
 	if *svg != "" {
 		if err := writeFileAtomic(*svg, func(w io.Writer) error {
-			return bench.WriteSVG(w, sums, bench.SVGOptions{Title: fmt.Sprintf("%d cases, %d needles, from %s; one mark per strategy", len(cases), sums[0].Needles, corpus)})
+			chart, part := bench.PartSummaries(sums, bench.PartSealed), "the sealed part of "
+			if chart[0].Cases == 0 {
+				chart, part = sums, ""
+			}
+			return bench.WriteSVG(w, chart, bench.SVGOptions{Title: fmt.Sprintf("%d cases, %d needles, %s%s; one mark per strategy", chart[0].Cases, chart[0].Needles, part, corpus)})
 		}); err != nil {
 			return fmt.Errorf("writing the chart: %w", err)
 		}
@@ -160,18 +175,22 @@ func runBench(e *env, args []string) error {
 		}{corpus, len(cases), sums, reps})
 	}
 	fmt.Fprintf(e.stdout, "%d cases, %d needles, from %s; tokens are o200k_base\n\n", len(cases), sums[0].Needles, corpus)
-	write := bench.WriteSummaries
-	if *markdown {
-		write = bench.WriteSummariesMarkdown
-	}
-	if err := write(e.stdout, sums); err != nil {
+	if err := bench.WriteParts(e.stdout, sums, *markdown); err != nil {
 		return err
 	}
-	if *verbose {
-		fmt.Fprintln(e.stdout)
+	if !*verbose {
+		return nil
+	}
+	fmt.Fprintln(e.stdout)
+	if *unseal {
 		return bench.WriteCases(e.stdout, reps)
 	}
-	return nil
+	dev := make([]bench.Report, len(reps))
+	for i, r := range reps {
+		dev[i] = r.Part(bench.PartDev)
+	}
+	fmt.Fprintln(e.stdout, "the dev part's cases (--unseal lists the sealed ones too)")
+	return bench.WriteCases(e.stdout, dev)
 }
 
 // onlyBudgets reports whether every name is a crumb@N added by --budget,

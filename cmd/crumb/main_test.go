@@ -3,13 +3,19 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary act as the crumb command inside scripts.
+// Tests that call run in this process stand for a crumb found through PATH,
+// so their continuations say "crumb", not the test binary's path.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) != "crumb" {
+		selfName = func() string { return "crumb" }
+	}
 	testscript.Main(m, map[string]func(){
 		"crumb": main,
 	})

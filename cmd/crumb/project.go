@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/crumb-dev/crumb"
-	"github.com/crumb-dev/crumb/internal/jsonobj"
+	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/project"
 )
 
@@ -64,15 +64,9 @@ func runProject(e *env, args []string) error {
 		res.Args = json.RawMessage(*argsJSON)
 	}
 	if *intent != "" {
-		obj := &jsonobj.Object{}
-		if res.Args != nil {
-			var err error
-			if obj, err = jsonobj.Parse(res.Args); err != nil {
-				return usagef(c.name, "--intent needs --args to be a JSON object")
-			}
+		if res.Args, err = wire.SetIntent(res.Args, *intent); err != nil {
+			return usagef(c.name, "--intent needs --args to be a JSON object")
 		}
-		obj.Set("intent", jsonobj.Marshal(*intent))
-		res.Args = obj.Bytes()
 	}
 	res.ExitCode = exitCode()
 	d, err := openStore(e, *storeDir)
@@ -100,7 +94,7 @@ func runProject(e *env, args []string) error {
 // that passed through is written byte for byte.
 func printView(e *env, v *crumb.View, asJSON bool) error {
 	if asJSON {
-		return writeJSON(e.stdout, v)
+		return writeJSON(e.stdout, wire.ViewOf(v, nil))
 	}
 	if v.Receipt.Output == crumb.OutputExact {
 		_, err := io.WriteString(e.stdout, v.Text)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/crumb-dev/crumb"
 
+	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
@@ -127,10 +128,7 @@ func runRead(e *env, args []string) error {
 func printPage(e *env, st store.Store, ref store.Ref, p recall.Page, asJSON bool) error {
 	var err error
 	if asJSON {
-		err = writeJSON(e.stdout, struct {
-			Page string          `json:"page"`
-			Next *recall.Request `json:"next,omitempty"`
-		}{p.Text, p.Next})
+		err = writeJSON(e.stdout, wire.PageOf(p, nil))
 	} else {
 		err = writeText(e.stdout, p.Text)
 	}

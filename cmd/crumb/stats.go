@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
-	"github.com/crumb-dev/crumb/recall"
-	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/internal/wire"
 )
 
 func init() {
@@ -36,28 +34,6 @@ Examples:
 	})
 }
 
-type stats struct {
-	Results    int   `json:"results"`
-	Bytes      int64 `json:"bytes"`
-	Projected  int   `json:"projected"`
-	ViewTokens int64 `json:"view_tokens"`
-	SavedBytes int64 `json:"saved_bytes"`
-	// SavedTokens is the gross figure: the tokens of the projected
-	// results less those of their first views.
-	SavedTokens int64 `json:"saved_tokens"`
-	// Reads and ReadTokens count the pages read back and their tokens.
-	Reads      int64 `json:"reads"`
-	ReadTokens int64 `json:"read_tokens"`
-	// NetSavedTokens is SavedTokens less ReadTokens.
-	NetSavedTokens int64  `json:"net_saved_tokens"`
-	EstimatedIn    int    `json:"estimated,omitempty"`
-	StorePath      string `json:"store"`
-	// Leftovers are files that hold no readable result (interrupted or
-	// running writes, expired or damaged results) but take space.
-	Leftovers     int   `json:"leftovers"`
-	LeftoverBytes int64 `json:"leftover_bytes"`
-}
-
 func runStats(e *env, args []string) error {
 	c := commands["stats"]
 	fs := newFlags(e, c)
@@ -75,8 +51,8 @@ func runStats(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := sumStats(infos)
-	s.StorePath, s.Leftovers, s.LeftoverBytes = d.Path(), u.Leftovers, u.LeftoverBytes
+	s := wire.Stats{StorePath: d.Path(), Leftovers: u.Leftovers, LeftoverBytes: u.LeftoverBytes}
+	s.Add(infos)
 	if *asJSON {
 		return writeJSON(e.stdout, s)
 	}
@@ -95,41 +71,4 @@ func runStats(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "read back:           %s, %s tokens\n", textfmt.Plural(s.Reads, "page"), textfmt.Int(s.ReadTokens))
 	fmt.Fprintf(e.stdout, "kept out (net):      %s tokens\n", textfmt.Int(s.NetSavedTokens))
 	return nil
-}
-
-// sumStats adds up the figures of the stored results.
-func sumStats(infos []store.Info) stats {
-	var s stats
-	for _, in := range infos {
-		s.Results++
-		s.Bytes += in.Size
-		s.Reads += attrInt(in, recall.AttrReads)
-		s.ReadTokens += attrInt(in, recall.AttrReadTokens)
-		vt, err1 := strconv.ParseInt(in.Attrs["view_tokens"], 10, 64)
-		vb, err2 := strconv.ParseInt(in.Attrs["view_bytes"], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		s.Projected++
-		s.ViewTokens += vt
-		s.SavedBytes += max(0, in.Size-vb)
-		if t, err := strconv.ParseInt(in.Attrs["tokens"], 10, 64); err == nil {
-			s.SavedTokens += max(0, t-vt)
-			if in.Attrs["tokens_by"] == "estimate" {
-				s.EstimatedIn++
-			}
-		}
-	}
-	s.NetSavedTokens = s.SavedTokens - s.ReadTokens
-	return s
-}
-
-// attrInt returns a whole-number attribute of a record, 0 when absent or
-// malformed (a record is data, and a bad figure must not count).
-func attrInt(in store.Info, key string) int64 {
-	n, err := strconv.ParseInt(in.Attrs[key], 10, 64)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/tokens"
 )
 
@@ -86,10 +87,10 @@ func TestStatsNetOfReadsBack(t *testing.T) {
 	}
 }
 
-func readStats(t *testing.T, dir string) stats {
+func readStats(t *testing.T, dir string) wire.Stats {
 	t.Helper()
 	code, out, errs := runCrumb(t, dir, nil, "stats", "--json")
-	var s stats
+	var s wire.Stats
 	if code != 0 || json.Unmarshal([]byte(out), &s) != nil {
 		t.Fatalf("stats --json: exit %d: %s%s", code, out, errs)
 	}

@@ -25,9 +25,14 @@ needle_last_re() { pending+=("last:$1" "$2"); }
 
 # selected reports whether case NAME is to be made: all of them when no names
 # were given on the command line, else those named (or whose name starts
-# with a name given followed by "*").
+# with a name given followed by "*"). With list_only set (make.sh -l), it
+# prints NAME and makes nothing.
 selected() {
 	local n
+	if [ -n "${list_only:-}" ]; then
+		printf '%s\n' "$1"
+		return 1
+	fi
 	[ ${#only[@]} -eq 0 ] && return 0
 	for n in "${only[@]}"; do
 		# shellcheck disable=SC2053
@@ -150,4 +155,25 @@ wait_port() {
 	done
 	echo "error: port $1 never opened" >&2
 	return 1
+}
+
+# variant BASE NAME: a fresh copy of the project $work/BASE as $work/NAME,
+# made current: each failing run gets its own copy with one fault in it.
+variant() {
+	rm -rf "${work:?}/$2"
+	cp -r "$work/$1" "$work/$2"
+	cd "$work/$2" || exit 1
+}
+
+# inject FILE PERL: puts one fault into FILE with a perl substitution (run
+# over the whole file, -0); a substitution that changes nothing is an error,
+# so that a case never runs without its fault.
+inject() {
+	local before
+	before=$(sha256sum <"$1")
+	perl -0pi -e "$2" "$1"
+	if [ "$(sha256sum <"$1")" = "$before" ]; then
+		echo "error: the fault changed nothing in $1: $2" >&2
+		failures=$((failures + 1))
+	fi
 }

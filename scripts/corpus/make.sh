@@ -20,10 +20,12 @@
 #
 #   go test ./bench -run TestCorpus -update
 #
-# Needs: go, gcc, make, cargo, python3 with pytest (/usr/bin/python3,
-# apt-get install -y python3-pytest), node and npm (the npm registry for
-# jest and npm view), npx (the MCP servers), nginx, redis-server and
-# redis-cli, tree, jq, curl, ImageMagick's convert, gzip, git.
+# Needs: go, gcc, clang, make, cmake, cargo with clippy, a JDK, python3
+# with pytest, mypy, pylint and flake8, node and npm (the npm registry for
+# the pinned tools and npm view), npx (the MCP servers), nginx, apache2,
+# redis-server and redis-cli, sshd and rsyslogd, sqlite3, yamllint, man,
+# tree, jq, curl, ImageMagick's convert, gzip, git; scripts/corpus/README.md
+# has the list and the Debian packages.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,14 +33,18 @@ here=$root/scripts/corpus
 dest=$root/testdata/corpus
 work=/tmp/crumb-corpus/work
 
+list_only=
 if [ "${1:-}" = "-l" ]; then
-	grep -ho "selected [a-z0-9-]*" "$here"/cases/*.sh | cut -d' ' -f2
-	exit 0
+	list_only=1
+	shift
 fi
 only=("$@")
 
 stage=$(mktemp -d /tmp/crumb-corpus-stage.XXXXXX)
 mkdir -p "$work" "$dest"
+# The base projects the fault cases copy are made once per run: forget
+# those of earlier runs, so that a change to a script always shows.
+[ -z "$list_only" ] && rm -f "$work"/*/.made
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
@@ -59,7 +65,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for part in go native python node files logs json dirs binary mcp; do
+parts=(go native python node files logs json dirs binary mcp pyfaults ts docs git sqlite rust cfaults yaml gofaults mcp2 logs2)
+if [ -n "$list_only" ]; then
+	for part in "${parts[@]}"; do
+		# shellcheck source=/dev/null
+		. "$here/cases/$part.sh"
+	done | grep -v '[*]' | sort -u
+	rm -rf "$stage"
+	exit 0
+fi
+
+for part in "${parts[@]}"; do
 	# shellcheck source=/dev/null
 	. "$here/cases/$part.sh"
 	cd "$root" || exit 1

@@ -60,3 +60,20 @@ if selected dir-ls-small; then
 	needle_re '.* VERSION' 'the file the agent checks: a small listing passes through'
 	dir_case ls-small "ls -la $goroot" 'List the Go installation directory'
 fi
+
+# More listings, each run to find one thing (the Bash tool's description
+# says what); the needle is the listing line of what it was run to find.
+# listing NAME PCRE CMDLINE DESCRIPTION
+listing() {
+	selected "dir-$1" || return 0
+	cd / || exit 1
+	needle_re "$2" 'the entry the listing was run to find'
+	dir_case "$1" "$3" "$4"
+}
+listing find-doc-html '^/usr/share/doc/valgrind/html/mc-manual\.html$' "find /usr/share/doc -name '*.html'" 'Find the memcheck manual among the installed HTML docs'
+listing ls-man1 '^-.* git-blame\.1\.gz$' 'ls -l /usr/share/man/man1' 'Is there a man page for git blame'
+listing find-python-yaml '^/usr/lib/python3/dist-packages/yaml/constructor\.py$' "find /usr/lib/python3/dist-packages -name '*.py' -path '*yaml*'" 'Where is the YAML constructor module of the system python'
+listing ls-la-etc '^-.* nginx\.conf$|^d.* nginx$' 'ls -la /etc' 'Is nginx configured under /etc'
+listing find-node-api-md '^/usr/share/doc/nodejs/api/worker_threads\.md$' "find /usr/share/doc/nodejs -type f" 'Find the worker_threads doc among the node docs'
+listing du-share-doc '^\d+\s+/usr/share/doc/valgrind$' 'du -s /usr/share/doc/* | sort -n' 'How much space do the valgrind docs take'
+listing ls-cargo-bin '^.* cargo-clippy( -> .*)?$' 'ls -l /root/.cargo/bin' 'Is cargo-clippy installed'

@@ -67,7 +67,8 @@ if selected file-py-json-decoder; then
 fi
 
 if selected file-ts-mcp-types; then
-	f=$(ls /root/.npm/_npx/*/node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts 2>/dev/null | head -n1)
+	# The SDK of an npx-run MCP server, or of the pinned ones in node-tools.
+	f=$(ls /root/.npm/_npx/*/node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts "$work"/node-tools/node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts 2>/dev/null | head -n1)
 	needle 'export declare const CallToolResultSchema: z.ZodObject<{' 'the declaration the read is after'
 	needle 'export type CallToolResult = Infer<typeof CallToolResultSchema>;' 'the type derived from it'
 	read_case file-ts-mcp-types read_file "$(jq -n --arg p "${f:-types.d.ts}" '{path: $p, intent: "the shape of CallToolResult"}')" "${f:-/nonexistent}"

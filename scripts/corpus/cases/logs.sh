@@ -55,7 +55,7 @@ PY
 }
 
 # ------------------------- nginx in front of a python backend that goes down
-if selected 'text-nginx-*' || selected text-python-http-server; then
+if selected text-nginx-access || selected text-nginx-error || selected text-python-http-server; then
 	site
 	write_traffic
 	ng=$logwork/nginx
