@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crumb-dev/crumb/internal/blobs"
@@ -107,6 +108,10 @@ func New(cfg Config) (*Guard, error) {
 	if g.cfg.Threshold <= 0 {
 		g.cfg.Threshold = g.cfg.Budget
 	}
+	// Sizes derived from budgets (the bytes read to decide on pass-through)
+	// must not overflow: no budget exceeds recall.MaxBudget.
+	g.cfg.Budget = min(g.cfg.Budget, recall.MaxBudget)
+	g.cfg.Threshold = min(g.cfg.Threshold, recall.MaxBudget)
 	if g.cfg.HardCap <= 0 {
 		g.cfg.HardCap = DefaultHardCap
 	}
@@ -651,6 +656,9 @@ func (g *Guard) fallback(ctx context.Context, res Result, kind Kind, keep *headT
 		rc.ViewBytes, rc.ViewTokens = len(text), g.cfg.Counter.Count(text)
 		return &View{Text: text, Receipt: rc}, nil
 	}
+	if !keep.complete() && kind != KindBinary {
+		return g.lostView(ctx, res, kind, keep, rc, budget), nil
+	}
 	src := keep.source()
 	in := g.input(ctx, res, src, budget)
 	in.StoreError = rc.StoreError
@@ -663,6 +671,94 @@ func (g *Guard) fallback(ctx context.Context, res Result, kind Kind, keep *headT
 		return nil, err
 	}
 	return g.finish(ctx, in, out, rc)
+}
+
+// lostView is the view of a text result that could not be stored and was
+// too large to keep whole in memory: its first and last lines, as many as
+// the budget holds, numbered as they were in the stream. It says only what is
+// known: the bytes and lines seen while streaming, which lines are shown and
+// which were not kept. A projector would number the kept bytes as if they
+// were the whole result, and could not tell the lines it shows from the
+// middle that was lost.
+func (g *Guard) lostView(ctx context.Context, res Result, kind Kind, keep *headTail, rc Receipt, budget int) *View {
+	line := g.lineFunc(ctx)
+	count := func(s string) int { return g.cfg.Counter.Count(s) + 1 }
+	// Whole lines only: the head's last line and the tail's first one
+	// may have been cut where keeping stopped and started.
+	head := keep.head[:bytes.LastIndexByte(keep.head, '\n')+1]
+	tail := keep.tailBytes()
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	} else {
+		tail = nil // all of it the end of a line whose start was lost
+	}
+	headLines := bytes.SplitAfter(head, []byte{'\n'})
+	headLines = headLines[:len(headLines)-1] // after the last newline: nothing
+	tailLines := bytes.SplitAfter(tail, []byte{'\n'})
+	if len(tailLines[len(tailLines)-1]) == 0 {
+		tailLines = tailLines[:len(tailLines)-1]
+	}
+	total := keep.lines()
+	tailFirst := total - int64(len(tailLines)) + 1 // the number of tailLines[0]
+
+	facts := ""
+	if res.ExitCode != nil {
+		facts = "exit status " + strconv.Itoa(*res.ExitCode) + ", "
+	}
+	header := func(h, t int) string {
+		shown := "nothing"
+		switch {
+		case h > 0 && t > 0:
+			shown = "lines 1-" + textfmt.Int(int64(h)) + " and " + textfmt.Int(tailFirst+int64(len(tailLines)-t)) + "-" + textfmt.Int(total)
+		case h > 0:
+			shown = "lines 1-" + textfmt.Int(int64(h))
+		case t > 0:
+			shown = "lines " + textfmt.Int(tailFirst+int64(len(tailLines)-t)) + "-" + textfmt.Int(total)
+		}
+		return fmt.Sprintf("[crumb %s: %sseen while streaming: %s, %s; could not store this result (%s), and only its start and end were kept in memory: shown: %s; the lines between were not kept and cannot be read back]",
+			kind, facts, textfmt.Plural(total, "line"), textfmt.Size(keep.total), rc.StoreError, shown)
+	}
+	room := budget - g.cfg.Counter.Count(header(len(headLines), len(tailLines))) - 4
+	marker := func(h, t int) string {
+		from, to := int64(h)+1, tailFirst+int64(len(tailLines)-t)-1
+		return "[… lines " + textfmt.Int(from) + "-" + textfmt.Int(to) + " not kept …]"
+	}
+	room -= count(marker(0, 0))
+	// The end of a result usually says how it ended: give it the larger
+	// share, and the head what the tail does not use.
+	var tailText []string
+	used := 0
+	for i := len(tailLines) - 1; i >= 0 && used < room*2/3; i-- {
+		s := line(bytes.TrimSuffix(tailLines[i], []byte{'\n'}), false)
+		if used+count(s) > room*2/3 {
+			break
+		}
+		tailText = append(tailText, s)
+		used += count(s)
+	}
+	var headText []string
+	for _, l := range headLines {
+		s := line(bytes.TrimSuffix(l, []byte{'\n'}), false)
+		if used+count(s) > room {
+			break
+		}
+		headText = append(headText, s)
+		used += count(s)
+	}
+	var b strings.Builder
+	b.WriteString(header(len(headText), len(tailText)))
+	for _, s := range headText {
+		b.WriteString("\n" + s)
+	}
+	b.WriteString("\n" + marker(len(headText), len(tailText)))
+	for i := len(tailText) - 1; i >= 0; i-- {
+		b.WriteString("\n" + tailText[i])
+	}
+	text := b.String()
+	rc.Output = OutputFallback
+	rc.Lines = &total
+	rc.ViewBytes, rc.ViewTokens = len(text), g.cfg.Counter.Count(text)
+	return &View{Text: text, Receipt: rc}
 }
 
 // errorText shortens an error for a view: its message, without the chain of

@@ -17,6 +17,11 @@ type headTail struct {
 	start int    // where the oldest byte of a full ring is
 	full  bool
 	total int64
+	// newlines counts every '\n' written, kept or not, and last is the
+	// last byte written: together they give the number of lines of the
+	// whole stream.
+	newlines int64
+	last     byte
 }
 
 func newHeadTail(max int64) *headTail {
@@ -27,6 +32,10 @@ func newHeadTail(max int64) *headTail {
 func (h *headTail) Write(p []byte) (int, error) {
 	n := len(p)
 	h.total += int64(n)
+	if n > 0 {
+		h.newlines += int64(bytes.Count(p, []byte{'\n'}))
+		h.last = p[n-1]
+	}
 	half := int(h.max / 2)
 	if room := half - len(h.head); room > 0 {
 		k := min(room, len(p))
@@ -59,6 +68,15 @@ func (h *headTail) Write(p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// lines returns the number of lines of the whole stream, as wc -l counts
+// them plus a last line without a newline.
+func (h *headTail) lines() int64 {
+	if h.total > 0 && h.last != '\n' {
+		return h.newlines + 1
+	}
+	return h.newlines
 }
 
 // complete reports that nothing was dropped.

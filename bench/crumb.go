@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -185,11 +186,15 @@ func (p *readPager) Next(ctx context.Context) (string, bool, error) {
 			return "", false, fmt.Errorf("reading %s: %w", recall.CLIHint(req), err)
 		}
 		p.cur = page.Next
-		if req.Pointer == nil && req.Query == "" && page.To > page.From {
-			if p.covered(req.Ref, page.From, page.To) {
+		if req.Pointer == nil && req.Query == "" && len(page.Shown) > 0 {
+			// A page of several ranges shows only those, not what lies
+			// between them.
+			if !slices.ContainsFunc(page.Shown, func(s recall.Span) bool { return !p.covered(req.Ref, s.From, s.To) }) {
 				continue
 			}
-			p.shown[req.Ref] = append(p.shown[req.Ref], span{page.From, page.To})
+			for _, s := range page.Shown {
+				p.shown[req.Ref] = append(p.shown[req.Ref], span{s.From, s.To})
+			}
 		}
 		return page.Text, true, nil
 	}

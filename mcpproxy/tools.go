@@ -93,11 +93,13 @@ func (p *Proxy) renderHint(r recall.Request) string {
 	default:
 		name = p.names.Read
 		a := readArgs{Ref: string(r.Ref), Rev: rev}
+		// Every range the continuation lists ("10:14,19:44"), not only
+		// the first.
 		if r.Bytes != nil {
-			s := span(r.Bytes.String())
+			s := span(recall.FormatRanges(r.Ranges()))
 			a.Bytes = &s
 		} else if r.Lines != nil {
-			s := span(r.Lines.String())
+			s := span(recall.FormatRanges(r.Ranges()))
 			a.Lines = &s
 		}
 		args = a
@@ -136,8 +138,8 @@ func (p *Proxy) buildTools() []json.RawMessage {
 			"Give the ref and a line range (\"41:240\") or a byte range; it reads the saved copy and never runs the original tool again. " +
 			"A binary result (called with its ref alone) comes back as an image, or as base64 blobs in pages.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` + ref +
-			`,"lines":{"type":"string","description":"Lines A:B, numbered from 1, both ends included; \"A:\" reads to the end."}` +
-			`,"bytes":{"type":"string","description":"Bytes A:B, offsets from 0, B excluded."},` + rev +
+			`,"lines":{"type":"string","description":"Lines A:B, numbered from 1, both ends included; \"A:\" reads to the end; several ranges in order, comma-separated (\"10:14,19:44\"), as a continuation gives them."}` +
+			`,"bytes":{"type":"string","description":"Bytes A:B, offsets from 0, B excluded; several ranges comma-separated."},` + rev +
 			`,"blob":{"type":"boolean","description":"Return the bytes as an embedded resource blob (base64), as the pages of a binary result continue."}` +
 			`},"required":["ref"],"additionalProperties":false}`),
 		Annotations: json.RawMessage(readOnly),
@@ -218,7 +220,10 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 	st := p.guard.Store()
 	opts := recall.Options{Budget: p.budget, Hint: p.hint, Line: crumb.LineRenderer(ctx, st)}
 	read := req.Grep == nil && req.Pointer == nil && req.Query == ""
-	if read && name == p.names.Read && wantsBlob(args) {
+	// recall reads a named range as text whatever it holds (views name
+	// such reads for what they show as lines); a byte range of binary
+	// content comes back here as blobs, as its pages continue.
+	if read && name == p.names.Read && (wantsBlob(args) || req.Bytes != nil && binaryContent(ctx, st, req)) {
 		return p.readBinary(ctx, st, req)
 	}
 	page, err := recall.Read(ctx, st, req, opts)
@@ -233,6 +238,19 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 		p.log.Warn("crumb mcp: counting a page read back", "ref", string(req.Ref), "err", err)
 	}
 	return []json.RawMessage{textContent(page.Text)}, nil
+}
+
+// binaryContent reports whether the result a request names sniffs as
+// binary; false when it cannot be opened (the read says why).
+func binaryContent(ctx context.Context, st store.Store, req recall.Request) bool {
+	obj, err := recall.Open(ctx, st, req)
+	if err != nil {
+		return false
+	}
+	defer obj.Close()
+	head := make([]byte, min(obj.Size(), sniff.Len))
+	n, _ := obj.ReadAt(head, 0)
+	return sniff.IsBinary(head[:n])
 }
 
 // wantsBlob reports whether crumb_read's arguments ask for a blob.
@@ -419,19 +437,22 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 			return req, err
 		}
 		req = recall.Request{Ref: store.Ref(a.Ref), Rev: a.Rev}
-		if a.Lines != nil && *a.Lines != "" {
-			sp, err := recall.ParseSpan(string(*a.Lines))
-			if err != nil {
-				return req, err
-			}
-			req.Lines = &sp
+		if a.Lines != nil && *a.Lines != "" && a.Bytes != nil && *a.Bytes != "" {
+			return req, fmt.Errorf("%w: give \"lines\" or \"bytes\", not both", recall.ErrBadRequest)
 		}
-		if a.Bytes != nil && *a.Bytes != "" {
-			sp, err := recall.ParseSpan(string(*a.Bytes))
-			if err != nil {
-				return req, err
+		for _, r := range []struct {
+			name  string
+			s     *span
+			bytes bool
+		}{{"lines", a.Lines, false}, {"bytes", a.Bytes, true}} {
+			if r.s == nil || *r.s == "" {
+				continue
 			}
-			req.Bytes = &sp
+			rs, err := recall.ParseRanges(string(*r.s))
+			if err != nil {
+				return req, fmt.Errorf("%q: %w", r.name, err)
+			}
+			req.SetRanges(r.bytes, rs)
 		}
 	case p.names.Search:
 		var a searchArgs

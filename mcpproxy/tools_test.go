@@ -48,6 +48,8 @@ func TestHintRoundTrip(t *testing.T) {
 			`crumb_read {"ref":"0123456789abcdef","lines":"41:240"}`},
 		{"open lines", recall.Request{Ref: ref, Lines: &recall.Span{From: 41}},
 			`crumb_read {"ref":"0123456789abcdef","lines":"41:"}`},
+		{"several ranges", recall.Request{Ref: ref, Lines: &recall.Span{From: 10, To: 14}, More: []recall.Span{{From: 19, To: 44}, {From: 73}}},
+			`crumb_read {"ref":"0123456789abcdef","lines":"10:14,19:44,73:"}`},
 		{"bytes", recall.Request{Ref: ref, Bytes: &recall.Span{From: 0, To: 4096}},
 			`crumb_read {"ref":"0123456789abcdef","bytes":"0:4096"}`},
 		{"revision agreeing with the ref is left out", recall.Request{Ref: ref, Rev: "0123456789ab", Lines: &recall.Span{From: 1, To: 2}},

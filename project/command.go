@@ -847,6 +847,14 @@ func (p *cmdProjector) note(ends map[int64]int64) func(from, to int64) string {
 		if best == nil || !p.notes {
 			return ""
 		}
+		// The stretch may hold other runs of the same lines, apart from
+		// the longest one: count them all.
+		var like int64
+		for i := range p.runs {
+			if r := &p.runs[i]; r.key == best.key {
+				like += max(0, min(r.last, b)-max(r.first, a)+1)
+			}
+		}
 		samples := p.samples(best)
 		if len(samples) == 0 {
 			return ""
@@ -854,8 +862,8 @@ func (p *cmdProjector) note(ends map[int64]int64) func(from, to int64) string {
 		if p.compact {
 			samples = samples[:1]
 		}
-		s := textfmt.Plural(most, "line") + " like " + strings.Join(samples, " and ")
-		if most*10 < (b-a+1)*9 {
+		s := textfmt.Plural(like, "line") + " like " + strings.Join(samples, " and ")
+		if like*10 < (b-a+1)*9 {
 			s = "including " + s
 		}
 		return s
@@ -999,7 +1007,7 @@ func (p *cmdProjector) fit(ctx context.Context) (Output, error) {
 			}
 			var next *recall.Request
 			if len(gs) > 0 && in.Ref != "" {
-				r := gs[0].req
+				r := continuation(gs)
 				next = &r
 			}
 			return Output{Text: text, Next: next, Complete: next == nil && in.StoreError == ""}, nil

@@ -97,8 +97,9 @@ func (h *cmdEvidenceHeap) Pop() any {
 // ...", a warning repeated, "=== RUN" and "--- PASS" alternating); see
 // cmdShapeKey.
 type cmdRun struct {
-	first, last int64 // line numbers
-	from, to    int64 // byte offsets; to is where the line after the run starts
+	first, last int64  // line numbers
+	from, to    int64  // byte offsets; to is where the line after the run starts
+	key         uint64 // the shape of the line that started the run
 }
 
 func (r *cmdRun) lines() int64 { return r.last - r.first + 1 }
@@ -279,7 +280,7 @@ func (s *cmdScan) repeat(text []byte, no, start int64) {
 	if sl.key == key && sl.line > 0 && sl.line >= no-cmdRunWindow && sl.line >= s.floor {
 		if !s.inRun {
 			s.inRun = true
-			s.cur = cmdRun{first: sl.line, from: sl.off}
+			s.cur = cmdRun{first: sl.line, from: sl.off, key: key}
 		}
 		s.cur.last = no
 	} else if s.inRun {

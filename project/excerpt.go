@@ -366,9 +366,31 @@ func (e *excerptor) header(l layout, gs []gap) string {
 		b.WriteString(fmt.Sprintf("; only the first %s of %s were kept", textfmt.Size(e.doc.Size()), textfmt.Size(e.in.SourceSize)))
 	}
 	b.WriteString("; next: ")
-	b.WriteString(e.in.hint(gs[0].req))
+	b.WriteString(e.in.hint(continuation(gs)))
 	b.WriteString("]")
 	return b.String()
+}
+
+// continuation returns the read of every omitted stretch, in order: one
+// read of several ranges, whose pages carry the ranges still unread, so that
+// following it from the view reaches the end of what the view omits. It
+// counts lines, or bytes when a stretch starts or ends inside a line.
+func continuation(gs []gap) recall.Request {
+	r := recall.Request{Ref: gs[0].req.Ref, Rev: gs[0].req.Rev}
+	byBytes := false
+	for _, g := range gs {
+		byBytes = byBytes || g.req.Bytes != nil
+	}
+	spans := make([]recall.Span, len(gs))
+	for i, g := range gs {
+		if byBytes {
+			spans[i] = recall.Span{From: g.from, To: g.to}
+		} else {
+			spans[i] = *g.req.Lines
+		}
+	}
+	r.SetRanges(byBytes, spans)
+	return r
 }
 
 func (e *excerptor) sourceSize() int64 {
@@ -426,7 +448,7 @@ func (e *excerptor) assemble(l layout, compact bool) (string, *recall.Request, e
 	}
 	var next *recall.Request
 	if len(gs) > 0 && e.in.Ref != "" {
-		r := gs[0].req
+		r := continuation(gs)
 		next = &r
 	}
 	return strings.TrimSuffix(b.String(), "\n"), next, nil

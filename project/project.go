@@ -146,8 +146,9 @@ func (in *Input) hint(r recall.Request) string {
 type Output struct {
 	// Text is what enters the model's context.
 	Text string
-	// Next is the first continuation: the read that shows the first part
-	// the view omits. Nil when nothing was omitted.
+	// Next is the first continuation: the read that shows what the view
+	// omits, from its first part on (for views of excerpts, every omitted
+	// range in one read). Nil when nothing was omitted.
 	Next *recall.Request
 	// Complete reports that the view shows the whole result.
 	Complete bool
@@ -191,9 +192,9 @@ func Project(ctx context.Context, k Kind, in *Input) (Output, error) {
 	if in.Line == nil {
 		in.Line = recall.PlainLine
 	}
-	if in.Budget < recall.MinBudget {
-		in.Budget = recall.MinBudget
-	}
+	// Budgets outside recall's bounds are brought inside them: the sizes
+	// projectors derive from a budget must not overflow.
+	in.Budget = min(max(in.Budget, recall.MinBudget), recall.MaxBudget)
 	return For(k).Project(ctx, in)
 }
 

@@ -161,9 +161,8 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	if err != nil {
 		return Page{}, err
 	}
-	if isBinary(obj) {
-		return Page{}, fmt.Errorf("%w: %s holds binary content; there are no lines to search", ErrBinary, req.Ref)
-	}
+	// A search reads the content as text, as a read of named lines does
+	// (see ReadObject): views name searches of whatever they show as lines.
 	doc := NewDoc(obj)
 	total, err := doc.Lines()
 	if err != nil {

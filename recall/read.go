@@ -22,6 +22,11 @@ const DefaultBudget = 2000
 // next read.
 const MinBudget = 100
 
+// MaxBudget is the largest budget a page or a view may ask for: more than
+// any model's context holds, and small enough that the sizes derived from a
+// budget (the bytes of a line read for a page) cannot overflow.
+const MaxBudget = 10_000_000
+
 // Options shape a page.
 type Options struct {
 	// Budget is the most tokens the page may take, header and footer
@@ -59,11 +64,26 @@ type LineFunc func(line []byte, fragment bool) string
 // escape sequences, valid UTF-8.
 func PlainLine(line []byte, _ bool) string { return textfmt.CleanLine(line) }
 
+// Validate checks the options a caller chose: a budget of 0 (the default)
+// or from 1 to MaxBudget tokens; budgets under MinBudget are raised to it.
+func (o Options) Validate() error {
+	return ValidateBudget(o.Budget)
+}
+
+// ValidateBudget checks a token budget as Options.Validate does. The command
+// line and the MCP tools call it on the budgets they are given.
+func ValidateBudget(n int) error {
+	if n < 0 || n > MaxBudget {
+		return fmt.Errorf("%w: a budget of %d tokens: want 1 to %s (0 means the default, %s)", ErrBadRequest, n, textfmt.Int(MaxBudget), textfmt.Int(DefaultBudget))
+	}
+	return nil
+}
+
 func (o Options) withDefaults() Options {
 	if o.Budget <= 0 {
 		o.Budget = DefaultBudget
 	}
-	o.Budget = max(o.Budget, MinBudget)
+	o.Budget = min(max(o.Budget, MinBudget), MaxBudget)
 	if o.Counter == nil {
 		o.Counter = tokens.O200k()
 	}
@@ -86,9 +106,14 @@ type Page struct {
 	// Tokens is the o200k_base (or the Counter's) token count of Text;
 	// zero with Options.NoPageTokens.
 	Tokens int `json:"tokens"`
-	// From and To are the byte offsets of the content shown, To exclusive.
+	// From and To are the byte offsets of the content shown, To exclusive:
+	// from the first byte shown to the last.
 	From int64 `json:"from"`
 	To   int64 `json:"to"`
+	// Shown lists the byte ranges the page shows, each To exclusive, in
+	// order: one for a read of one range, more when a page reads on into
+	// the next range of a read of several. Nil for a search.
+	Shown []Span `json:"-"`
 }
 
 // Open opens the stored result a request names and checks its revision.
@@ -127,6 +152,9 @@ func NewDoc(obj store.Object) *lines.Doc {
 // names, as many whole lines as fit the budget, or a search (see Grep). The
 // page ends with the next read, or says the end was reached.
 func Read(ctx context.Context, st store.Store, req Request, opts Options) (Page, error) {
+	if err := opts.Validate(); err != nil {
+		return Page{}, err
+	}
 	obj, err := Open(ctx, st, req)
 	if err != nil {
 		return Page{}, err
@@ -140,6 +168,12 @@ func Read(ctx context.Context, st store.Store, req Request, opts Options) (Page,
 
 // ReadObject is Read over an object already open.
 func ReadObject(ctx context.Context, obj store.Object, req Request, opts Options) (Page, error) {
+	if err := req.Validate(); err != nil {
+		return Page{}, err
+	}
+	if err := opts.Validate(); err != nil {
+		return Page{}, err
+	}
 	opts = opts.withDefaults()
 	if req.Grep != nil {
 		return grepObject(ctx, obj, req, opts)
@@ -148,144 +182,344 @@ func ReadObject(ctx context.Context, obj store.Object, req Request, opts Options
 		return Page{}, fmt.Errorf("%w: JSON pointer and jq reads need the store: use Read", ErrBadRequest)
 	}
 	doc := NewDoc(obj)
-	if isBinary(obj) {
+	// A read that names its lines or bytes reads them as text, whatever
+	// the content looks like: views name such reads for whatever they show
+	// as lines, and every line is rendered clean. Only a read that names
+	// nothing, the first page of a result, refuses content that is binary.
+	if req.Lines == nil && req.Bytes == nil && isBinary(obj) {
 		info := obj.Info()
 		return Page{}, fmt.Errorf("%w: %s holds %s of %s; it has no lines to show. Write the exact bytes to a file with: crumb read %s --all > FILE",
 			ErrBinary, req.Ref, textfmt.Size(info.Size), sniff.Describe(headOf(obj)), req.Ref)
 	}
-	from, end, err := resolve(doc, req)
+	spans, err := resolve(doc, req)
 	if err != nil {
 		return Page{}, err
 	}
-	w := pageWriter{doc: doc, opts: opts, req: req}
-	return w.page(ctx, from, end)
+	w := pageWriter{doc: doc, opts: opts, req: req, spans: spans, bytes: req.Bytes != nil}
+	return w.page(ctx)
 }
 
-// resolve turns the request's range into byte offsets [from, end).
-func resolve(doc *lines.Doc, req Request) (from, end int64, err error) {
+// byteRange is a range of bytes [from, end) of a result.
+type byteRange struct{ from, end int64 }
+
+// resolve returns the request's ranges, lines from 1 to the end when it
+// names none, after checking that each starts inside the result. Ranges are
+// turned into byte offsets only when a page reaches them (see
+// pageWriter.start): a read of many ranges costs what a read of one does.
+func resolve(doc *lines.Doc, req Request) ([]Span, error) {
 	size := doc.Size()
-	switch {
-	case req.Bytes != nil:
-		from, end = req.Bytes.From, req.Bytes.To
+	if req.Bytes != nil {
+		spans := req.Ranges()
+		for _, s := range spans {
+			if s.From >= size && !(s.From == 0 && size == 0) {
+				return nil, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", ErrOutOfRange, s.From, req.Ref, textfmt.Int(size), size)
+			}
+		}
+		return spans, nil
+	}
+	spans := []Span{{From: 1}}
+	if req.Lines != nil {
+		spans = req.Ranges()
+	}
+	total, err := doc.Lines()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range spans {
+		if s.From > total && !(s.From == 1 && total == 0) {
+			return nil, fmt.Errorf("%w: line %d is past the end: %s has %s (read --lines 1:%d)", ErrOutOfRange, s.From, req.Ref, textfmt.Plural(total, "line"), total)
+		}
+	}
+	return spans, nil
+}
+
+// pageWriter builds one page of lines from a request's ranges.
+type pageWriter struct {
+	doc   *lines.Doc
+	opts  Options
+	req   Request
+	spans []Span // the ranges to read, checked by resolve
+	// bytes reports that the page's next read counts bytes: the request
+	// did, or a line was cut.
+	bytes bool
+}
+
+// byteRange returns the bytes range i of the request covers.
+func (w *pageWriter) byteRange(i int) (byteRange, error) {
+	s, size := w.spans[i], w.doc.Size()
+	if w.req.Bytes != nil {
+		end := s.To
 		if end == 0 || end > size {
 			end = size
 		}
-		if from >= size && !(from == 0 && size == 0) {
-			return 0, 0, fmt.Errorf("%w: byte %d is past the end: %s holds %s bytes (offsets 0:%d)", ErrOutOfRange, from, req.Ref, textfmt.Int(size), size)
-		}
-		return from, end, nil
-	default:
-		span := Span{From: 1}
-		if req.Lines != nil {
-			span = *req.Lines
-		}
-		total, err := doc.Lines()
-		if err != nil {
-			return 0, 0, err
-		}
-		if span.From > total && !(span.From == 1 && total == 0) {
-			return 0, 0, fmt.Errorf("%w: line %d is past the end: %s has %s (read --lines 1:%d)", ErrOutOfRange, span.From, req.Ref, textfmt.Plural(total, "line"), total)
-		}
-		if from, err = doc.LineStart(span.From); err != nil {
-			return 0, 0, err
-		}
-		end = size
-		if span.To != 0 && span.To < total {
-			if end, err = doc.LineStart(span.To + 1); err != nil {
-				return 0, 0, err
-			}
-		}
-		return from, end, nil
+		return byteRange{s.From, end}, nil
 	}
+	from, err := w.doc.LineStart(s.From)
+	if err != nil {
+		return byteRange{}, err
+	}
+	end, err := w.lineRangeEnd(i)
+	return byteRange{from, end}, err
 }
 
-// pageWriter builds one page of lines from [from, end).
-type pageWriter struct {
-	doc  *lines.Doc
-	opts Options
-	req  Request
+// lineRangeEnd returns the offset just past line range i.
+func (w *pageWriter) lineRangeEnd(i int) (int64, error) {
+	last, err := w.lastLine(i)
+	if err != nil {
+		return 0, err
+	}
+	total, err := w.doc.Lines()
+	if err != nil || last >= total {
+		return w.doc.Size(), err
+	}
+	return w.doc.LineStart(last + 1)
 }
 
-func (w *pageWriter) page(ctx context.Context, from, end int64) (Page, error) {
+// lastLine returns the last line of line range i.
+func (w *pageWriter) lastLine(i int) (int64, error) {
+	total, err := w.doc.Lines()
+	if err != nil {
+		return 0, err
+	}
+	if s := w.spans[i]; s.To != 0 && s.To < total {
+		return s.To, nil
+	}
+	return total, nil
+}
+
+// cursor is where a page is in range i: the offset pos, which starts line.
+// A range of lines ends after its last line, found by number, so that a
+// page never looks for the offset of a range's end (often in another
+// chunk of the result); a range of bytes ends at end.
+type cursor struct {
+	i         int
+	pos, line int64
+	lastLine  int64 // for lines
+	end       int64 // for bytes
+}
+
+// start returns the cursor at the start of range i.
+func (w *pageWriter) start(i int) (cursor, error) {
+	c := cursor{i: i}
+	if w.req.Bytes != nil {
+		r, err := w.byteRange(i)
+		if err != nil {
+			return c, err
+		}
+		c.pos, c.end = r.from, r.end
+		c.line, err = w.doc.LineAt(c.pos)
+		return c, err
+	}
+	var err error
+	c.line = w.spans[i].From
+	if c.pos, err = w.doc.LineStart(c.line); err != nil {
+		return c, err
+	}
+	c.lastLine, err = w.lastLine(i)
+	return c, err
+}
+
+// more reports whether the cursor is inside its range.
+func (w *pageWriter) more(c cursor) bool {
+	if w.req.Bytes != nil {
+		return c.pos < c.end
+	}
+	return c.line <= c.lastLine && c.pos < w.doc.Size()
+}
+
+// shownPart is a stretch of one range that a page shows.
+type shownPart struct {
+	from, to    int64 // bytes, to exclusive
+	first, last int64 // lines
+}
+
+func (w *pageWriter) page(ctx context.Context) (Page, error) {
 	total, err := w.doc.Lines()
 	if err != nil {
 		return Page{}, err
 	}
-	firstLine, err := w.doc.LineAt(from)
-	if err != nil {
-		return Page{}, err
+	// Reserve room for the header and the footer at their longest: every
+	// range shown, and every range still to read, in lines, or in bytes
+	// for a read of bytes. A read of lines turns into one of bytes only when
+	// it cuts a line, which then has that much less room (cutRoom).
+	size := w.doc.Size()
+	all := make([]shownPart, len(w.spans))
+	inLines, inBytes := make([]Span, len(w.spans)), make([]Span, len(w.spans))
+	for i := range w.spans {
+		all[i] = shownPart{from: size, to: size, first: total, last: total + 1}
+		inLines[i], inBytes[i] = Span{From: total, To: total + 1}, Span{From: size, To: size + 1}
 	}
-	// Reserve room for the header and the footer at their longest.
-	fit := newFitter(w.opts.Counter, w.opts.Budget, 4, w.header(firstLine, total, total, from, end, end),
-		w.footer(&Request{Ref: w.req.Ref, Rev: w.req.Rev, Bytes: &Span{From: end, To: end + 1}}, end))
+	footer := func(bytes bool, spans []Span) string {
+		r := Request{Ref: w.req.Ref, Rev: w.req.Rev}
+		r.SetRanges(bytes, spans)
+		return w.footer(&r)
+	}
+	longest := footer(w.bytes, inLines)
+	if w.bytes {
+		longest = footer(true, inBytes)
+	}
+	fit := newFitter(w.opts.Counter, w.opts.Budget, 4, w.header(all, total), longest)
+	// cutRoom is the room for a line cut in a read of lines, whose next
+	// read then counts bytes; counted only then.
+	cutRoom := func() int {
+		return fit.room() - max(0, w.opts.Counter.Count(footer(true, inBytes))-w.opts.Counter.Count(longest))
+	}
 	width := len(textfmt.Int(total))
 
 	var body strings.Builder
-	shown := false
-	pos := from
-	line := firstLine
-	cut := false
+	used := false // something is on the page
+	var shown []shownPart
 	maxLine := w.opts.Budget * 16 // bytes; a line can't take fewer than ~1 token per 16 bytes
-	for pos < end {
-		if err := ctx.Err(); err != nil {
-			return Page{}, err
-		}
-		l, err := w.doc.ReadLine(pos, maxLine)
-		if err != nil {
-			return Page{}, err
-		}
-		if l.End > end { // a byte range that ends inside a line
-			l.End = end
-			if n := int(end - l.Start); n < len(l.Text) {
-				l.Text = l.Text[:n]
+	c, err := w.start(0)
+	if err != nil {
+		return Page{}, err
+	}
+	startPos := c.pos
+	full := false
+	for c.i < len(w.spans) && !full {
+		if !w.more(c) {
+			if c.i+1 == len(w.spans) {
+				c.i++
+				break
 			}
-			l.Cut = false
-		}
-		text := w.render(l.Text, line, width, false)
-		if !l.Cut && fit.try(text, 1) {
-			body.WriteString(text)
-			body.WriteByte('\n')
-			shown = true
-			pos = l.End
-			line++
+			if c, err = w.start(c.i + 1); err != nil {
+				return Page{}, err
+			}
 			continue
 		}
-		if shown {
+		// What lies between this range and the last one shown is named
+		// before the range's first line, if that line fits.
+		gap := ""
+		if len(shown) > 0 {
+			if gap, err = w.skipped(shown[len(shown)-1].to, c.pos); err != nil {
+				return Page{}, err
+			}
+			gap += "\n"
+		}
+		part := shownPart{from: c.pos, to: c.pos, first: c.line, last: c.line - 1}
+		for w.more(c) {
+			if err := ctx.Err(); err != nil {
+				return Page{}, err
+			}
+			l, err := w.doc.ReadLine(c.pos, maxLine)
+			if err != nil {
+				return Page{}, err
+			}
+			if w.req.Bytes != nil && l.End > c.end { // a byte range that ends inside a line
+				l.End = c.end
+				if n := int(c.end - l.Start); n < len(l.Text) {
+					l.Text = l.Text[:n]
+				}
+				l.Cut = false
+			}
+			text := w.render(l.Text, c.line, width, false)
+			if !l.Cut && fit.try(gap+text, 1) {
+				body.WriteString(gap)
+				gap = ""
+				body.WriteString(text)
+				body.WriteByte('\n')
+				used = true
+				c.pos = l.End
+				part.to, part.last = c.pos, c.line
+				c.line++
+				continue
+			}
+			full = true
+			if used {
+				break
+			}
+			// The first line does not fit: show as much of it as fits and
+			// continue by bytes from there.
+			k := w.fitPrefix(l.Text, c.line, width, cutRoom())
+			body.WriteString(w.render(l.Text[:k], c.line, width, true))
+			body.WriteString(" …\n")
+			c.pos = l.Start + int64(k)
+			part.to, part.last = c.pos, c.line
+			w.bytes = true
 			break
 		}
-		// The first line does not fit: show as much of it as fits and
-		// continue by bytes from there.
-		k := w.fitPrefix(l.Text, line, width, fit.room())
-		body.WriteString(w.render(l.Text[:k], line, width, true))
-		body.WriteString(" …\n")
-		pos = l.Start + int64(k)
-		cut = true
-		break
-	}
-	var next *Request
-	if pos < end {
-		next = &Request{Ref: w.req.Ref, Rev: w.req.Rev}
-		lastLine, err := w.doc.LineAt(end - 1)
-		if err != nil {
-			return Page{}, err
-		}
-		if w.req.Bytes != nil || cut {
-			next.Bytes = &Span{From: pos, To: end}
-		} else {
-			next.Lines = &Span{From: line, To: lastLine}
+		if part.to > part.from {
+			shown = append(shown, part)
 		}
 	}
-	shownLast := line - 1
-	if cut {
-		shownLast = line
+	next, err := w.next(c)
+	if err != nil {
+		return Page{}, err
 	}
 	var out strings.Builder
-	out.WriteString(w.header(firstLine, shownLast, total, from, pos, end))
+	out.WriteString(w.header(shown, total))
 	out.WriteByte('\n')
 	out.WriteString(body.String())
-	out.WriteString(w.footer(next, end))
+	out.WriteString(w.footer(next))
 	text := out.String()
-	return Page{Text: text, Next: next, Tokens: w.opts.pageTokens(text), From: from, To: pos}, nil
+	p := Page{Text: text, Next: next, Tokens: w.opts.pageTokens(text), From: startPos, To: startPos}
+	for _, s := range shown {
+		p.Shown = append(p.Shown, Span{From: s.from, To: s.to})
+	}
+	if len(shown) > 0 {
+		p.From, p.To = shown[0].from, shown[len(shown)-1].to
+	}
+	return p, nil
+}
+
+// skipped names the stretch [from, to) between two ranges of a page, which
+// the read was not asked for.
+func (w *pageWriter) skipped(from, to int64) (string, error) {
+	if w.bytes {
+		return "[… bytes " + textfmt.Int(from) + "-" + textfmt.Int(to) + " not asked for …]", nil
+	}
+	a, err := w.doc.LineAt(from)
+	if err != nil {
+		return "", err
+	}
+	b, err := w.doc.LineAt(to - 1)
+	if err != nil {
+		return "", err
+	}
+	if a == b {
+		return "[… line " + textfmt.Int(a) + " not asked for …]", nil
+	}
+	return "[… lines " + textfmt.Int(a) + "-" + textfmt.Int(b) + " not asked for …]", nil
+}
+
+// next returns the read of what the page leaves unread: the rest of the
+// cursor's range, and the ranges after it. It counts lines unless the
+// request counted bytes or a line was cut.
+func (w *pageWriter) next(c cursor) (*Request, error) {
+	var spans []Span
+	if c.i < len(w.spans) && w.more(c) {
+		switch {
+		case w.req.Bytes != nil:
+			spans = append(spans, Span{From: c.pos, To: c.end})
+		case w.bytes:
+			// A cut line: the rest of the range, by bytes.
+			end, err := w.lineRangeEnd(c.i)
+			if err != nil {
+				return nil, err
+			}
+			spans = append(spans, Span{From: c.pos, To: end})
+		default:
+			spans = append(spans, Span{From: c.line, To: c.lastLine})
+		}
+	}
+	for i := c.i + 1; i < len(w.spans); i++ {
+		s := w.spans[i]
+		if w.bytes && w.req.Bytes == nil {
+			// A cut line turned a read of lines into one of bytes.
+			b, err := w.byteRange(i)
+			if err != nil {
+				return nil, err
+			}
+			s = Span{From: b.from, To: b.end}
+		}
+		spans = append(spans, s)
+	}
+	if len(spans) == 0 {
+		return nil, nil
+	}
+	next := &Request{Ref: w.req.Ref, Rev: w.req.Rev}
+	next.SetRanges(w.bytes, spans)
+	return next, nil
 }
 
 func (w *pageWriter) render(b []byte, line int64, width int, fragment bool) string {
@@ -320,39 +554,66 @@ func (w *pageWriter) fitPrefix(b []byte, line int64, width int, room int) int {
 	return k
 }
 
-func (w *pageWriter) header(first, last, total, from, to, end int64) string {
+func (w *pageWriter) header(shown []shownPart, total int64) string {
 	var b strings.Builder
 	b.WriteString("[crumb read ")
 	b.WriteString(string(w.req.Ref))
 	b.WriteString(": ")
-	if to <= from {
+	switch {
+	case len(shown) == 0:
 		b.WriteString("nothing to show")
-	} else if first == last {
-		b.WriteString("line " + textfmt.Int(first))
-	} else {
-		b.WriteString("lines " + textfmt.Int(first) + "-" + textfmt.Int(last))
+	case len(shown) == 1 && shown[0].first == shown[0].last:
+		b.WriteString("line ")
+	default:
+		b.WriteString("lines ")
+	}
+	for i, s := range shown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(textfmt.Int(s.first))
+		if s.first != s.last {
+			b.WriteString("-" + textfmt.Int(s.last))
+		}
 	}
 	b.WriteString(" of " + textfmt.Int(total))
-	b.WriteString("; bytes " + textfmt.Int(from) + "-" + textfmt.Int(to) + " of " + textfmt.Int(w.doc.Size()) + "]")
+	b.WriteString("; bytes ")
+	if len(shown) == 0 {
+		b.WriteString("0-0")
+	}
+	for i, s := range shown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(textfmt.Int(s.from) + "-" + textfmt.Int(s.to))
+	}
+	b.WriteString(" of " + textfmt.Int(w.doc.Size()) + "]")
 	return b.String()
 }
 
-func (w *pageWriter) footer(next *Request, end int64) string {
-	if next != nil {
+func (w *pageWriter) footer(next *Request) string {
+	last := w.spans[len(w.spans)-1]
+	toEnd := last.To == 0 || last.To >= w.doc.Size()
+	if w.req.Bytes == nil {
+		total, err := w.doc.Lines()
+		toEnd = last.To == 0 || err == nil && last.To >= total
+	}
+	switch {
+	case next != nil:
 		return "[next: " + w.opts.Hint(*next) + "]"
+	case toEnd:
+		return "[end of result]"
+	case len(w.spans) > 1:
+		return "[end of the ranges asked for]"
 	}
-	if end < w.doc.Size() {
-		return "[end of the range asked for]"
-	}
-	return "[end of result]"
+	return "[end of the range asked for]"
 }
 
-// isBinary reports whether an object holds binary content, by its recorded
-// kind or by sniffing its first bytes.
+// isBinary reports whether an object holds binary content, by sniffing its
+// first bytes. The kind recorded with the object is not consulted: it is a
+// fact about one projection of the content (the same bytes may be stored
+// again as another kind), and reads must not change with it.
 func isBinary(obj store.Object) bool {
-	if obj.Info().Kind == "binary" {
-		return true
-	}
 	return sniff.IsBinary(headOf(obj))
 }
 

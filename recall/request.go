@@ -43,6 +43,10 @@ const RevLen = 12
 // bytes it is a pair of 0-based offsets, the end exclusive ("0:4096" is the
 // first 4096 bytes). To is 0 for an open end ("41:"), which a read resolves to
 // the end of the result.
+//
+// One rule holds for every range: it is written A:B, A: (to the end) or A
+// (one line; for bytes, from A to the end), and its end comes after its
+// start. An end of 0 is never written: "5:0" is refused, not read as "5:".
 type Span struct {
 	From, To int64
 }
@@ -55,17 +59,33 @@ func (s Span) String() string {
 	return strconv.FormatInt(s.From, 10) + ":" + strconv.FormatInt(s.To, 10)
 }
 
-// ParseSpan parses "A:B", "A:" or "A" (a single line or offset; for bytes, the
-// read starts there). It does not know whether the span counts lines or
-// bytes; [Request.Validate] checks the bounds that depend on it.
+// Limits on the numbers a request may carry. They are far beyond any real
+// result and keep arithmetic on them (an end plus one, a count plus a page)
+// from overflowing.
+const (
+	// MaxPosition is the largest line number or byte offset a range may name.
+	MaxPosition = 1 << 53
+	// MaxRanges is the most ranges one read may list.
+	MaxRanges = 1024
+	// MaxContext is the most context lines a search may ask for.
+	MaxContext = 1000
+	// MaxCount is the largest --max or --skip of a search.
+	MaxCount = 1 << 40
+)
+
+const rangeForm = "want A:B with whole numbers (for example 41:240), A: to read to the end, or A for line A alone"
+
+// ParseSpan parses "A:B", "A:" or "A" (the single line A; a byte range needs
+// both ends or an open end). It does not know whether the span counts lines
+// or bytes; [Request.Validate] checks the bounds that depend on it.
 func ParseSpan(s string) (Span, error) {
 	a, b, hasColon := strings.Cut(strings.TrimSpace(s), ":")
 	if !hasColon {
 		a, b, hasColon = strings.Cut(a, "-")
 	}
-	from, err := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
-	if err != nil || from < 0 {
-		return Span{}, fmt.Errorf("%w: range %q: want A:B with whole numbers (for example 41:240)", ErrBadRequest, clip(s))
+	from, err := parsePosition(a)
+	if err != nil {
+		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, clip(s), err, rangeForm)
 	}
 	if !hasColon {
 		return Span{From: from, To: from}, nil
@@ -74,11 +94,63 @@ func ParseSpan(s string) (Span, error) {
 	if b == "" {
 		return Span{From: from}, nil
 	}
-	to, err := strconv.ParseInt(b, 10, 64)
-	if err != nil || to < 0 {
-		return Span{}, fmt.Errorf("%w: range %q: want A:B with whole numbers (for example 41:240)", ErrBadRequest, clip(s))
+	to, err := parsePosition(b)
+	if err != nil {
+		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, clip(s), err, rangeForm)
+	}
+	if to == 0 && from == 0 {
+		return Span{}, fmt.Errorf("%w: range \"0:0\" names nothing: lines are numbered from 1 (1:1 is the first line) and bytes A:B exclude B (0:1 is the first byte)", ErrBadRequest)
+	}
+	if to == 0 {
+		// "A:0" would read as an open end; say what it is instead.
+		return Span{}, fmt.Errorf("%w: range %q ends at 0, before it starts; to read from %d to the end write %d:", ErrBadRequest, clip(s), from, from)
 	}
 	return Span{From: from, To: to}, nil
+}
+
+func parsePosition(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"):
+		return 0, fmt.Errorf("%s is too large (at most %d)", clip(s), int64(MaxPosition))
+	case err != nil || n < 0:
+		return 0, fmt.Errorf("%q is not a whole number", clip(s))
+	case n > MaxPosition:
+		return 0, fmt.Errorf("%d is too large (at most %d)", n, int64(MaxPosition))
+	}
+	return n, nil
+}
+
+// ParseRanges parses one range or several, in order and separated by
+// commas: "10:14,19:44,73:". A continuation lists every range still unread
+// this way.
+func ParseRanges(s string) ([]Span, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) > MaxRanges {
+		return nil, fmt.Errorf("%w: %d ranges; a read lists at most %d", ErrBadRequest, len(parts), MaxRanges)
+	}
+	out := make([]Span, 0, len(parts))
+	for _, p := range parts {
+		sp, err := ParseSpan(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sp)
+	}
+	return out, nil
+}
+
+// FormatRanges writes ranges as ParseRanges reads them.
+func FormatRanges(rs []Span) string {
+	var b strings.Builder
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(r.String())
+	}
+	return b.String()
 }
 
 // GrepSpec is a search of a stored result: lines matching an RE2 pattern.
@@ -112,6 +184,10 @@ type Request struct {
 	Lines *Span
 	// Bytes reads a range of bytes.
 	Bytes *Span
+	// More lists the ranges to read after Lines or Bytes, in the same unit,
+	// in order and not overlapping: a view that omits several stretches
+	// continues with all of them, and each page carries those still unread.
+	More []Span
 	// Grep searches for lines that match a pattern.
 	Grep *GrepSpec
 	// Pointer selects the value at a JSON pointer (RFC 6901) of a JSON
@@ -140,8 +216,10 @@ func (r Request) Mode() string {
 }
 
 // Validate checks the request's shape: a valid ref, at most one mode, ranges
-// that go forward, a non-empty pattern. Bounds against the stored result are
-// checked when it is read.
+// that go forward, in order and within [MaxPosition], search options within
+// their limits, a non-empty pattern. Bounds against the stored result are
+// checked when it is read. Every error wraps ErrBadRequest (or the store's
+// ref error) and says what a valid request looks like.
 func (r Request) Validate() error {
 	if _, err := store.ParseRef(string(r.Ref)); err != nil {
 		return err
@@ -154,26 +232,21 @@ func (r Request) Validate() error {
 	n := 0
 	if r.Lines != nil {
 		n++
-		if r.Lines.From < 1 {
-			return fmt.Errorf("%w: lines are numbered from 1; got %s", ErrBadRequest, r.Lines)
-		}
-		if r.Lines.To != 0 && r.Lines.To < r.Lines.From {
-			return fmt.Errorf("%w: line range %s ends before it starts", ErrBadRequest, r.Lines)
-		}
 	}
 	if r.Bytes != nil {
 		n++
-		if r.Bytes.To != 0 && r.Bytes.To <= r.Bytes.From {
-			return fmt.Errorf("%w: byte range %s is empty or ends before it starts (bytes are offsets A:B, B exclusive)", ErrBadRequest, r.Bytes)
+	}
+	if r.Lines != nil || r.Bytes != nil {
+		if err := r.validateRanges(); err != nil {
+			return err
 		}
+	} else if len(r.More) > 0 {
+		return fmt.Errorf("%w: more ranges without a first range of lines or bytes", ErrBadRequest)
 	}
 	if r.Grep != nil {
 		n++
-		if r.Grep.Pattern == "" {
-			return fmt.Errorf("%w: empty search pattern", ErrBadRequest)
-		}
-		if r.Grep.Context < 0 || r.Grep.Max < 0 || r.Grep.From < 0 || r.Grep.Skip < 0 {
-			return fmt.Errorf("%w: negative search option", ErrBadRequest)
+		if err := r.Grep.validate(); err != nil {
+			return err
 		}
 	}
 	if r.Pointer != nil {
@@ -189,6 +262,89 @@ func (r Request) Validate() error {
 		return fmt.Errorf("%w: give one of lines, bytes, a search, a JSON pointer or a jq query, not several", ErrBadRequest)
 	}
 	return nil
+}
+
+// validateRanges checks the line or byte ranges of a read.
+func (r Request) validateRanges() error {
+	unit, rs := "line", r.Ranges()
+	if r.Bytes != nil {
+		unit = "byte"
+	}
+	if len(rs) > MaxRanges {
+		return fmt.Errorf("%w: %d ranges; a read lists at most %d", ErrBadRequest, len(rs), MaxRanges)
+	}
+	for i, s := range rs {
+		if s.From > MaxPosition || s.To > MaxPosition || s.From < 0 || s.To < 0 {
+			return fmt.Errorf("%w: %s range %s: positions go from 0 to %d", ErrBadRequest, unit, s, int64(MaxPosition))
+		}
+		switch {
+		case unit == "line" && s.From < 1:
+			return fmt.Errorf("%w: line range %s: lines are numbered from 1 (the first line is 1:1)", ErrBadRequest, s)
+		case unit == "line" && s.To != 0 && s.To < s.From:
+			return fmt.Errorf("%w: line range %s ends before it starts (lines A:B include both ends; A: reads to the end)", ErrBadRequest, s)
+		case unit == "byte" && s.To != 0 && s.To <= s.From:
+			return fmt.Errorf("%w: byte range %s is empty or ends before it starts (bytes A:B are offsets from 0, B excluded: %d:%d is the byte at %d; A: reads to the end)", ErrBadRequest, s, s.From, s.From+1, s.From)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := rs[i-1]
+		switch {
+		case prev.To == 0:
+			return fmt.Errorf("%w: %s range %s reads to the end; only the last range may be open", ErrBadRequest, unit, prev)
+		case unit == "line" && s.From <= prev.To, unit == "byte" && s.From < prev.To:
+			return fmt.Errorf("%w: %s ranges %s and %s overlap or are out of order; list ranges in order, each after the last", ErrBadRequest, unit, prev, s)
+		}
+	}
+	return nil
+}
+
+func (g *GrepSpec) validate() error {
+	switch {
+	case g.Pattern == "":
+		return fmt.Errorf("%w: empty search pattern", ErrBadRequest)
+	case g.Context < 0 || g.Context > MaxContext:
+		return fmt.Errorf("%w: context of %d lines: want 0 to %d", ErrBadRequest, g.Context, MaxContext)
+	case g.Max < 0 || g.Max > MaxCount:
+		return fmt.Errorf("%w: --max %d: want 0 (no cap) to %d matches", ErrBadRequest, g.Max, int64(MaxCount))
+	case g.Skip < 0 || g.Skip > MaxCount:
+		return fmt.Errorf("%w: --skip %d: want 0 to %d matches", ErrBadRequest, g.Skip, int64(MaxCount))
+	case g.From < 0 || g.From > MaxPosition:
+		return fmt.Errorf("%w: --from %d: want a line number from 1 to %d", ErrBadRequest, g.From, int64(MaxPosition))
+	}
+	return nil
+}
+
+// Ranges returns the ranges a read of lines or bytes covers, in order: Lines
+// or Bytes, then More. It is nil for other requests.
+func (r Request) Ranges() []Span {
+	var first *Span
+	switch {
+	case r.Bytes != nil:
+		first = r.Bytes
+	case r.Lines != nil:
+		first = r.Lines
+	default:
+		return nil
+	}
+	return append([]Span{*first}, r.More...)
+}
+
+// SetRanges makes r read rs (at least one range), in bytes or in lines.
+func (r *Request) SetRanges(bytes bool, rs []Span) {
+	r.Lines, r.Bytes, r.More = nil, nil, nil
+	if len(rs) == 0 {
+		return
+	}
+	first := rs[0]
+	if bytes {
+		r.Bytes = &first
+	} else {
+		r.Lines = &first
+	}
+	if len(rs) > 1 {
+		r.More = append([]Span(nil), rs[1:]...)
+	}
 }
 
 // Argv returns the arguments of the crumb command that performs the request,
@@ -224,9 +380,9 @@ func (r Request) Argv() []string {
 	case r.Query != "":
 		argv = append(argv, "--jq", r.Query)
 	case r.Bytes != nil:
-		argv = append(argv, "--bytes", r.Bytes.String())
+		argv = append(argv, "--bytes", FormatRanges(r.Ranges()))
 	case r.Lines != nil:
-		argv = append(argv, "--lines", r.Lines.String())
+		argv = append(argv, "--lines", FormatRanges(r.Ranges()))
 	}
 	if r.needsRev() {
 		argv = append(argv, "--rev", r.Rev)
@@ -266,11 +422,11 @@ func ParseArgv(argv []string) (Request, error) {
 		return rest[i+1], nil
 	}
 	atoi := func(s, flag string) (int, error) {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("%w: %s wants a whole number, got %q", ErrBadRequest, flag, clip(s))
+		n, err := parsePosition(s)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %s: %v", ErrBadRequest, flag, err)
 		}
-		return n, nil
+		return int(n), nil
 	}
 	switch verb {
 	case "read":
@@ -280,18 +436,15 @@ func ParseArgv(argv []string) (Request, error) {
 				return Request{}, err
 			}
 			switch rest[i] {
-			case "--lines":
-				s, err := ParseSpan(v)
+			case "--lines", "--bytes":
+				if r.Lines != nil || r.Bytes != nil {
+					return Request{}, fmt.Errorf("%w: give --lines or --bytes once", ErrBadRequest)
+				}
+				rs, err := ParseRanges(v)
 				if err != nil {
 					return Request{}, err
 				}
-				r.Lines = &s
-			case "--bytes":
-				s, err := ParseSpan(v)
-				if err != nil {
-					return Request{}, err
-				}
-				r.Bytes = &s
+				r.SetRanges(rest[i] == "--bytes", rs)
 			case "--pointer":
 				p := v
 				r.Pointer = &p
@@ -372,10 +525,10 @@ type requestJSON struct {
 func (r Request) MarshalJSON() ([]byte, error) {
 	w := requestJSON{Ref: string(r.Ref), Rev: r.Rev, Grep: r.Grep, Pointer: r.Pointer, Query: r.Query, Argv: r.Argv()}
 	if r.Lines != nil {
-		w.Lines = r.Lines.String()
+		w.Lines = FormatRanges(r.Ranges())
 	}
 	if r.Bytes != nil {
-		w.Bytes = r.Bytes.String()
+		w.Bytes = FormatRanges(r.Ranges())
 	}
 	return json.Marshal(w)
 }
@@ -388,19 +541,21 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	out := Request{Ref: store.Ref(w.Ref), Rev: w.Rev, Grep: w.Grep, Pointer: w.Pointer, Query: w.Query}
-	if w.Lines != "" {
-		s, err := ParseSpan(w.Lines)
-		if err != nil {
-			return err
-		}
-		out.Lines = &s
+	if w.Lines != "" && w.Bytes != "" {
+		return fmt.Errorf("%w: give lines or bytes, not both", ErrBadRequest)
 	}
-	if w.Bytes != "" {
-		s, err := ParseSpan(w.Bytes)
+	for _, x := range []struct {
+		s     string
+		bytes bool
+	}{{w.Lines, false}, {w.Bytes, true}} {
+		if x.s == "" {
+			continue
+		}
+		rs, err := ParseRanges(x.s)
 		if err != nil {
 			return err
 		}
-		out.Bytes = &s
+		out.SetRanges(x.bytes, rs)
 	}
 	if err := out.Validate(); err != nil {
 		return err

@@ -136,6 +136,10 @@ func FuzzContinuationDecoder(f *testing.F) {
 	f.Add([]byte(`{"ref":"0123456789abcdef","grep":{"pattern":"a","context":2,"from":5,"skip":1}}`))
 	f.Add([]byte(`{"ref":"0123456789abcdef","pointer":"/a~1b"}`))
 	f.Add([]byte(`{"ref":"../x","lines":"1:"}`))
+	f.Add([]byte(`{"ref":"0123456789abcdef","lines":"10:14,19:44,64:66,73:"}`))
+	f.Add([]byte(`{"ref":"0123456789abcdef","bytes":"0:10,10:20","lines":"1:2"}`))
+	f.Add([]byte(`{"ref":"0123456789abcdef","grep":{"pattern":"a","skip":9223372036854775807}}`))
+	f.Add([]byte(`{"ref":"0123456789abcdef","lines":"5:0"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var r Request
 		if err := json.Unmarshal(data, &r); err != nil {
@@ -168,6 +172,9 @@ func FuzzParseArgv(f *testing.F) {
 	f.Add("read", "0123456789abcdef", "--lines", "1:9")
 	f.Add("grep", "0123456789abcdef", "--", "x")
 	f.Add("read", "crumb:0123456789abcdef", "--bytes", "9:")
+	f.Add("read", "0123456789abcdef", "--lines", "10:14,19:44,73:")
+	f.Add("read", "0123456789abcdef", "--bytes", "5:5")
+	f.Add("grep", "0123456789abcdef", "--skip", "9223372036854775807")
 	f.Fuzz(func(t *testing.T, a, b, c, d string) {
 		r, err := ParseArgv([]string{a, b, c, d})
 		if err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,35 +81,14 @@ func (d *Dir) readSettings() (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	var sf settingsFile
-	if err := json.Unmarshal(data, &sf); err != nil {
-		return Settings{}, fmt.Errorf("it is not valid JSON (%v)", err)
-	}
-	var s Settings
-	if sf.TTL != "" {
-		if s.TTL, err = time.ParseDuration(sf.TTL); err != nil || s.TTL <= 0 {
-			return Settings{}, fmt.Errorf("its ttl %q is not a positive duration such as \"24h\"", sf.TTL)
-		}
-	}
-	if sf.MaxBytes < 0 {
-		return Settings{}, fmt.Errorf("its max_bytes %d is negative", sf.MaxBytes)
-	}
-	s.MaxBytes = sf.MaxBytes
-	return s, nil
+	return ParseSettings(data)
 }
 
 // writeSettings durably replaces the settings file. It holds the commit lock
 // shared, so that a collection (which holds it exclusively) never takes
 // its temp file for a leftover.
 func (d *Dir) writeSettings(s Settings) error {
-	sf := settingsFile{MaxBytes: s.MaxBytes}
-	if s.TTL > 0 {
-		sf.TTL = s.TTL.String()
-	}
-	data, err := json.Marshal(sf)
-	if err != nil {
-		return err
-	}
+	data := MarshalSettings(s)
 	lk, err := lockPath(d.lockFile, false)
 	if err != nil {
 		return err

@@ -75,6 +75,15 @@ func TestConformance(t *testing.T) {
 		EditInfo: func(t *testing.T, s store.Store, ref store.Ref, fn func(*store.Info)) {
 			editInfo(t, s.(*store.Dir), ref, fn)
 		},
+		Shared: func(t *testing.T) (store.Store, store.Store) {
+			a := openDir(t, store.DirOptions{})
+			b, err := store.OpenDir(a.Path(), store.DirOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return a, b
+		},
 	})
 }
 

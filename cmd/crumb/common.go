@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/store/redisstore"
 )
 
 // newFlags returns a flag set for a command whose --help prints the
@@ -82,12 +84,12 @@ func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 
 // storeFlag adds --store to a flag set.
 func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", "", "store `DIR`ectory (default $CRUMB_STORE or the user cache directory)")
+	return fs.String("store", "", "store `DIR`ectory or redis://HOST:PORT/DB URL (default $CRUMB_STORE or the user cache directory)")
 }
 
 // parseNoArgs adds --store to fs, parses a command that takes no positional
 // arguments, and opens the store.
-func parseNoArgs(e *env, c *command, fs *flag.FlagSet, args []string) (*store.Dir, error) {
+func parseNoArgs(e *env, c *command, fs *flag.FlagSet, args []string) (cliStore, error) {
 	storeDir := storeFlag(fs)
 	pos, err := parse(e, c, fs, args)
 	if err != nil {
@@ -99,18 +101,41 @@ func parseNoArgs(e *env, c *command, fs *flag.FlagSet, args []string) (*store.Di
 	return openStore(e, *storeDir)
 }
 
-// openStore opens the directory store: --store, else $CRUMB_STORE, else the
-// user cache directory. Collections are started by startGC, never inline
-// (but a Put that takes the store over its cap evicts at once). The store's
-// lifecycle settings come from its settings file (see store.DirOptions).
-func openStore(e *env, dir string) (*store.Dir, error) {
+// cliStore is a store the commands use: the directory store, or the Redis
+// store when --store or $CRUMB_STORE is a redis:// or rediss:// URL.
+type cliStore interface {
+	store.Store
+	io.Closer
+	// Path names the store in messages.
+	Path() string
+}
+
+// openStore opens the store: --store, else $CRUMB_STORE, else the user
+// cache directory. Collections are started by startGC, never inline (but a
+// Put that takes the store over its cap evicts at once). The store's
+// lifecycle settings come from its settings file (see store.DirOptions) or,
+// for Redis, its settings key.
+func openStore(e *env, dir string) (cliStore, error) {
 	return openStoreWith(e, dir, store.DirOptions{ManualGC: true})
 }
 
-// openStoreWith is openStore with the given options.
-func openStoreWith(e *env, dir string, opts store.DirOptions) (*store.Dir, error) {
+// openStoreWith is openStore with the given options. A Redis store takes
+// the lifecycle settings of opts, and its namespace from the URL's
+// namespace parameter, else $CRUMB_NAMESPACE.
+func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) {
 	if dir == "" {
 		dir = e.getenv("CRUMB_STORE")
+	}
+	if redisstore.IsURL(dir) {
+		ns := e.getenv("CRUMB_NAMESPACE")
+		if u, err := url.Parse(dir); err == nil && u.Query().Has("namespace") {
+			ns = "" // the URL's
+		}
+		s, err := redisstore.Open(e.ctx, dir, redisstore.Options{TTL: opts.TTL, MaxBytes: opts.MaxBytes, Namespace: ns, Logger: opts.Logger})
+		if err != nil {
+			return nil, withHint(err, "check that Redis runs at the --store URL (redis://HOST:PORT/DB, or rediss://USER:PASSWORD@HOST:PORT/DB)")
+		}
+		return s, nil
 	}
 	if dir == "" {
 		p, err := store.DefaultPath()
@@ -126,11 +151,23 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (*store.Dir, error
 	return d, nil
 }
 
-// startGC starts "crumb gc" as a detached process when a collection is due,
-// so that the store stays within its limits without any command waiting
-// for it. CRUMB_GC=off turns it off (tests do).
-func startGC(e *env, d *store.Dir) {
-	if e.getenv("CRUMB_GC") == "off" || !d.GCDue() {
+// storeUsage returns what a directory store holds besides results (the
+// leftovers of interrupted writes); a Redis store has none (its staged
+// writes expire).
+func storeUsage(e *env, s cliStore) (store.Usage, error) {
+	if d, ok := s.(*store.Dir); ok {
+		return d.Usage(e.ctx)
+	}
+	return store.Usage{}, nil
+}
+
+// startGC starts "crumb gc" as a detached process when a collection of a
+// directory store is due, so that the store stays within its limits without
+// any command waiting for it. CRUMB_GC=off turns it off (tests do). A Redis
+// store needs none: results expire natively and a Put evicts over the cap.
+func startGC(e *env, s cliStore) {
+	d, ok := s.(*store.Dir)
+	if !ok || e.getenv("CRUMB_GC") == "off" || !d.GCDue() {
 		return
 	}
 	exe, err := os.Executable()

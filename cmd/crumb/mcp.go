@@ -172,7 +172,7 @@ func withDefault(s, def string) string {
 // openMCPStore opens the store a long-running proxy uses: --store, else the
 // config file's, else $CRUMB_STORE, else the user cache directory. It
 // collects garbage itself as results come in.
-func openMCPStore(e *env, flagDir string, cfg *config.File, logger *slog.Logger) (*store.Dir, error) {
+func openMCPStore(e *env, flagDir string, cfg *config.File, logger *slog.Logger) (cliStore, error) {
 	dir := flagDir
 	if dir == "" {
 		d, err := cfg.StoreDir()
@@ -181,21 +181,7 @@ func openMCPStore(e *env, flagDir string, cfg *config.File, logger *slog.Logger)
 		}
 		dir = d
 	}
-	if dir == "" {
-		dir = e.getenv("CRUMB_STORE")
-	}
-	if dir == "" {
-		p, err := store.DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		dir = p
-	}
-	d, err := store.OpenDir(dir, store.DirOptions{TTL: time.Duration(cfg.Store.TTL), MaxBytes: int64(cfg.Store.MaxSize), Logger: logger})
-	if err != nil {
-		return nil, withHint(err, "pass --store DIR or set CRUMB_STORE to a writable directory")
-	}
-	return d, nil
+	return openStoreWith(e, dir, store.DirOptions{TTL: time.Duration(cfg.Store.TTL), MaxBytes: int64(cfg.Store.MaxSize), Logger: logger})
 }
 
 // serveMCPHTTP serves the proxy over streamable HTTP until the context ends.

@@ -18,9 +18,12 @@ func init() {
 Reads a tool result from standard input, stores it exactly and prints the view
 a model would see: the result itself when it fits the budget, else a
 projection whose header names the ref, what is shown, what is omitted and the
-exact read that shows the rest. --intent says what the agent is looking for:
-it is the call's "intent" argument (set in --args, it is replaced), by
-which the projectors rank what they show.
+exact read that shows the rest (one read of every omitted range, such as
+"crumb read REF --lines 10:14,19:44,73:14716"; its pages carry the ranges
+still unread). The view is printed byte for byte as the model gets it, with
+no newline added: it is the "view" of --json. --intent says what the agent
+is looking for: it is the call's "intent" argument (set in --args, it is
+replaced), by which the projectors rank what they show.
 
 Kinds: text, file, dir, command, json, mcp, binary (default: detected).
 
@@ -87,7 +90,13 @@ func runProject(e *env, args []string) error {
 		return err
 	}
 	defer startGC(e, d)
-	return printView(e, v, *asJSON)
+	if *asJSON {
+		return writeJSON(e.stdout, v)
+	}
+	// Byte for byte what the model gets, which is the "view" of --json: no
+	// newline is added.
+	_, err = io.WriteString(e.stdout, v.Text)
+	return err
 }
 
 // printView prints a view: as JSON, or as the model would see it. A result

@@ -25,9 +25,15 @@ command that reads on ("[next: crumb read REF --lines 241:900]"), or
 for, or "[end of result]". Following those commands reads the whole result
 with no gap and no overlap.
 
-Lines are numbered from 1 and both ends are included (41:240); bytes are
-offsets from 0 with the end excluded (0:4096). An open end (41:) reads to the
-end of the result. --all writes the exact stored bytes and nothing else.
+Ranges: lines are numbered from 1 and both ends are included (41:240, or 41
+for that line alone); bytes are offsets from 0 with the end excluded (0:4096).
+An open end (41:) reads to the end of the result. Every range ends after it
+starts (a line range may end where it starts); an end of 0 is refused, never
+read as an open end. Several ranges, in order and apart, are separated by
+commas (--lines 10:14,19:44,73:): a view that omits several stretches
+continues with all of them, and each page's next read carries the ranges
+still unread, so following it from the view reads everything the view left
+out, once each. --all writes the exact stored bytes and nothing else.
 
 --pointer selects one value of a JSON result by its JSON pointer (RFC 6901:
 /items/3/name, with ~1 for / and ~0 for ~ in keys); --jq selects with a jq
@@ -39,6 +45,7 @@ continues by lines of that result.
 Examples:
   crumb read 1a2b3c4d5e6f7a8b
   crumb read 1a2b3c4d5e6f7a8b --lines 41:240 -n
+  crumb read 1a2b3c4d5e6f7a8b --lines 10:14,19:44,73:
   crumb read 1a2b3c4d5e6f7a8b --bytes 1000:2000 --json
   crumb read 1a2b3c4d5e6f7a8b --pointer /items/3
   crumb read 1a2b3c4d5e6f7a8b --jq '.items[] | select(.status == "failed")'
@@ -50,8 +57,8 @@ Examples:
 func runRead(e *env, args []string) error {
 	c := commands["read"]
 	fs := newFlags(e, c)
-	linesArg := fs.String("lines", "", "read lines `A:B` (1-based, inclusive)")
-	bytesArg := fs.String("bytes", "", "read bytes `A:B` (0-based offsets, end excluded)")
+	linesArg := fs.String("lines", "", "read lines `A:B[,C:D...]` (1-based, inclusive)")
+	bytesArg := fs.String("bytes", "", "read bytes `A:B[,C:D...]` (0-based offsets, end excluded)")
 	pointerArg := fs.String("pointer", "", "select the value at a JSON `POINTER` (RFC 6901) of a JSON result")
 	jqArg := fs.String("jq", "", "select with a jq `EXPR` from a JSON result")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX` (continuations carry it)")
@@ -72,19 +79,20 @@ func runRead(e *env, args []string) error {
 		return err
 	}
 	req := recall.Request{Ref: ref, Rev: *rev}
-	if *linesArg != "" {
-		s, err := recall.ParseSpan(*linesArg)
-		if err != nil {
-			return usagef(c.name, "--lines: %v", err)
-		}
-		req.Lines = &s
+	if *linesArg != "" && *bytesArg != "" {
+		return usagef(c.name, "give --lines or --bytes, not both")
 	}
-	if *bytesArg != "" {
-		s, err := recall.ParseSpan(*bytesArg)
-		if err != nil {
-			return usagef(c.name, "--bytes: %v", err)
+	for _, f := range []struct {
+		name, arg string
+	}{{"lines", *linesArg}, {"bytes", *bytesArg}} {
+		if f.arg == "" {
+			continue
 		}
-		req.Bytes = &s
+		rs, err := recall.ParseRanges(f.arg)
+		if err != nil {
+			return usagef(c.name, "--%s: %v", f.name, err)
+		}
+		req.SetRanges(f.name == "bytes", rs)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "pointer" {
@@ -98,6 +106,9 @@ func runRead(e *env, args []string) error {
 	}
 	if err := req.Validate(); err != nil {
 		return usagef(c.name, "%v", err)
+	}
+	if err := recall.ValidateBudget(*budget); err != nil || *budget == 0 {
+		return usagef(c.name, "--budget: a page of %d tokens: want 1 to %d", *budget, recall.MaxBudget)
 	}
 	d, err := openStore(e, *storeDir)
 	if err != nil {

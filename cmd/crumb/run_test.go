@@ -256,7 +256,7 @@ func TestRunLargeOutput(t *testing.T) {
 	}
 	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	t.Logf("crumb run of %d MB: max RSS %.1f MB", size>>20, float64(rss)/(1<<20))
-	if rss > 200<<20 {
+	if rss > rssLimit {
 		t.Errorf("crumb used %d MB of memory for %d MB of output", rss>>20, size>>20)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/crumb-dev/crumb/store/redisstore/redistest"
 	"io"
 	"net"
 	"net/http"
@@ -174,14 +175,18 @@ func (s *syncBuffer) String() string {
 }
 
 // TestServeTwoProcesses runs two crumb serve processes on different ports
-// over one store: each serves the other's refs within a namespace and
-// refuses them across namespaces. CRUMB_SERVE_TEST_STORE runs it over
-// another backend (a redis:// URL) instead of a shared directory.
+// over one store, a shared directory and a real redis-server on loopback:
+// each serves the other's refs within a namespace and refuses them across
+// namespaces.
 func TestServeTwoProcesses(t *testing.T) {
-	shared := os.Getenv("CRUMB_SERVE_TEST_STORE")
-	if shared == "" {
-		shared = t.TempDir()
-	}
+	t.Run("dir", func(t *testing.T) { serveTwoProcesses(t, t.TempDir()) })
+	t.Run("redis", func(t *testing.T) {
+		srv := redistest.Start(t)
+		serveTwoProcesses(t, srv.URL(0))
+	})
+}
+
+func serveTwoProcesses(t *testing.T, shared string) {
 	tokens := filepath.Join(t.TempDir(), "tokens")
 	if err := os.WriteFile(tokens, []byte("tok-a team-a\ntok-b team-b\n"), 0o600); err != nil {
 		t.Fatal(err)

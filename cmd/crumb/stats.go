@@ -47,7 +47,7 @@ func runStats(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	u, err := d.Usage(e.ctx)
+	u, err := storeUsage(e, d)
 	if err != nil {
 		return err
 	}

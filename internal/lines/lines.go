@@ -25,13 +25,17 @@ type Doc struct {
 	chunkNL   []int64
 	chunkSize int64
 	buf       []byte
+	// lastNL is 1 when the last byte is a newline, 0 when it is not, and
+	// -1 while unknown: it is read once, as the end of a large result lies
+	// in another chunk than the lines a page reads.
+	lastNL int8
 }
 
 // New returns a Doc over r, which holds size bytes. newlines, when not nil, is
 // the number of newline bytes in r, and chunkNL[i] the number before byte
 // i*chunkSize; without them, the Doc counts by scanning when it must.
 func New(r io.ReaderAt, size int64, newlines *int64, chunkNL []int64, chunkSize int64) *Doc {
-	d := &Doc{r: r, size: size, newlines: -1, chunkSize: chunkSize}
+	d := &Doc{r: r, size: size, newlines: -1, chunkSize: chunkSize, lastNL: -1}
 	if newlines != nil {
 		d.newlines = *newlines
 		if chunkSize > 0 && int64(len(chunkNL)) == (size+chunkSize-1)/chunkSize {
@@ -102,11 +106,17 @@ func (d *Doc) EndsWithNewline() (bool, error) {
 	if d.size == 0 {
 		return false, nil
 	}
-	var b [1]byte
-	if _, err := d.readAt(b[:], d.size-1); err != nil {
-		return false, err
+	if d.lastNL < 0 {
+		var b [1]byte
+		if _, err := d.readAt(b[:], d.size-1); err != nil {
+			return false, err
+		}
+		d.lastNL = 0
+		if b[0] == '\n' {
+			d.lastNL = 1
+		}
 	}
-	return b[0] == '\n', nil
+	return d.lastNL == 1, nil
 }
 
 // Lines returns the number of lines: a final line without a newline counts,
@@ -132,6 +142,17 @@ func (d *Doc) newlinesBefore(off int64) (int64, error) {
 		return 0, nil
 	}
 	off = min(off, d.size)
+	if d.newlines >= 0 && off >= d.size-1 {
+		// At the end: known without reading the last chunk again.
+		nl, err := d.EndsWithNewline()
+		if err != nil {
+			return 0, err
+		}
+		if off == d.size-1 && nl {
+			return d.newlines - 1, nil
+		}
+		return d.newlines, nil
+	}
 	if d.chunkNL != nil {
 		c := off / d.chunkSize
 		base := c * d.chunkSize
@@ -306,8 +327,13 @@ func (d *Doc) PrevLineStart(end int64) (int64, error) {
 	return 0, nil
 }
 
-// ReadRange returns the bytes [from, to), which must be small.
+// ReadRange returns the bytes [from, to), which must be small. A range that
+// starts before the document is an error, not a panic: callers derive
+// offsets from budgets, and a wrong one must not crash them.
 func (d *Doc) ReadRange(from, to int64) ([]byte, error) {
+	if from < 0 {
+		return nil, fmt.Errorf("lines: range %d-%d starts before the document", from, to)
+	}
 	to = min(to, d.size)
 	if from >= to {
 		return nil, nil

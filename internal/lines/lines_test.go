@@ -95,3 +95,17 @@ func FuzzLines(f *testing.F) {
 		}
 	})
 }
+
+// Offsets derived from an overflowed budget once made ReadRange panic.
+func TestReadRangeRefusesNegativeOffsets(t *testing.T) {
+	d := New(strings.NewReader("a\nb\n"), 4, nil, nil, 0)
+	if _, err := d.ReadRange(-9223372036854775000, 3); err == nil {
+		t.Error("ReadRange of a negative offset: no error")
+	}
+	if b, err := d.ReadRange(1, 3); err != nil || string(b) != "\nb" {
+		t.Errorf("ReadRange(1, 3) = %q, %v", b, err)
+	}
+	if l, err := d.ReadLine(0, -1); err != nil || len(l.Text) != 0 || !l.Cut || l.End != 2 {
+		t.Errorf("ReadLine with a negative cap = %+v, %v", l, err)
+	}
+}

@@ -11,10 +11,16 @@ import (
 
 // Int writes n with thousands separators: 1234567 → "1,234,567".
 func Int(n int64) string {
-	if n < 0 {
-		return "-" + Int(-n)
-	}
 	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		// Not Int(-n): -n of the smallest int64 is itself.
+		return "-" + group(s[1:])
+	}
+	return group(s)
+}
+
+// group puts thousands separators into a string of decimal digits.
+func group(s string) string {
 	if len(s) <= 3 {
 		return s
 	}

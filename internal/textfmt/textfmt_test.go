@@ -1,12 +1,13 @@
 package textfmt
 
 import (
+	"math"
 	"testing"
 	"unicode/utf8"
 )
 
 func TestInt(t *testing.T) {
-	for in, want := range map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234", 100000: "100,000"} {
+	for in, want := range map[int64]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234", 100000: "100,000", math.MinInt64: "-9,223,372,036,854,775,808"} {
 		if got := Int(in); got != want {
 			t.Errorf("Int(%d) = %q, want %q", in, got, want)
 		}

@@ -56,6 +56,16 @@ type Backend struct {
 	// back: fn changes the stored Info in place (its digests, size, line
 	// index). The tests of tampered facts run only with it.
 	EditInfo func(t *testing.T, s store.Store, ref store.Ref, fn func(*store.Info))
+
+	// Shared, if set, returns two handles on one new, empty store, as two
+	// processes sharing it open it: what one stores the other reads. The
+	// sharing tests run only with it.
+	Shared func(t *testing.T) (a, b store.Store)
+
+	// Tenants, if set, returns two new, empty stores kept by one backend
+	// for two tenants (namespaces), which must not see each other's
+	// results. The isolation tests run only with it.
+	Tenants func(t *testing.T) (a, b store.Store)
 }
 
 // Run runs the conformance suite against the stores that newStore returns.
@@ -101,6 +111,10 @@ func RunBackend(t *testing.T, b Backend) {
 		{"FutureUse", s.testFutureUse},
 		{"CapAtPut", s.testCapAtPut},
 		{"TamperedFacts", s.testTamperedFacts},
+		{"Annotate", s.testAnnotate},
+		{"Stage", s.testStage},
+		{"Shared", s.testShared},
+		{"Tenants", s.testTenants},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1223,4 +1237,197 @@ func (s *suite) testTamperedFacts(t *testing.T) {
 			readBack(t, st, info.Ref, data)
 		})
 	}
+}
+
+// testAnnotate checks a store that implements store.Annotator: Annotate
+// merges attributes into the record, keeps the rest of it, does not count
+// as a use, and answers ErrMissing and ErrBadRef as reads do.
+func (s *suite) testAnnotate(t *testing.T) {
+	var (
+		st    store.Store
+		clock *Clock
+	)
+	if s.b.Clocked != nil {
+		clock = NewClock(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+		st = s.b.Clocked(t, clock.Now, suiteTTL)
+	} else {
+		st = s.b.New(t)
+	}
+	an, ok := st.(store.Annotator)
+	if !ok {
+		t.Skip("store does not implement store.Annotator")
+	}
+	ctx := context.Background()
+	data := Content(40, store.ChunkSize+77)
+	info := put(t, st, data, store.Meta{Tool: "grep", Attrs: map[string]string{"exit_code": "0", "view_bytes": "1"}})
+	if clock != nil {
+		clock.Advance(suiteTTL / 2)
+	}
+	if err := an.Annotate(ctx, info.Ref, map[string]string{"view_bytes": "120", "view_tokens": "30"}); err != nil {
+		t.Fatalf("Annotate: %v", err)
+	}
+	got, err := st.Stat(ctx, info.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"exit_code": "0", "view_bytes": "120", "view_tokens": "30"}
+	if !reflect.DeepEqual(got.Attrs, want) || got.Tool != "grep" {
+		t.Errorf("after Annotate: Tool %q, Attrs %v; want %q, %v", got.Tool, got.Attrs, "grep", want)
+	}
+	checkInfo(t, "Stat after Annotate", got, data)
+	if !got.Used.Equal(info.Used) {
+		t.Errorf("after Annotate: Used = %v, want the Put's %v (Annotate is not a use)", got.Used, info.Used)
+	}
+	readBack(t, st, info.Ref, data)
+	wantErr(t, "Annotate of a ref never stored", an.Annotate(ctx, RefFor([]byte("never stored")), want), store.ErrMissing)
+	wantErr(t, "Annotate of a malformed ref", an.Annotate(ctx, "../x", want), store.ErrBadRef)
+	if clock != nil {
+		clock.Advance(2 * suiteTTL)
+		wantErr(t, "Annotate of an expired result", an.Annotate(ctx, info.Ref, want), store.ErrMissing)
+	}
+}
+
+// testShared checks two handles on one store: each reads what the other
+// stores, and a deletion by one is seen by the other.
+func (s *suite) testShared(t *testing.T) {
+	if s.b.Shared == nil {
+		t.Skip("Backend.Shared not set")
+	}
+	a, b := s.b.Shared(t)
+	ctx := context.Background()
+	data := Content(41, 2*store.ChunkSize+5)
+	info := put(t, a, data, store.Meta{Tool: "from a"})
+	readBack(t, b, info.Ref, data)
+	if got, err := b.Stat(ctx, info.Ref); err != nil || got.Tool != "from a" {
+		t.Errorf("Stat by the other handle: Tool %q, %v; want %q", got.Tool, err, "from a")
+	}
+	if list, err := b.List(ctx); err != nil || len(list) != 1 || list[0].Ref != info.Ref {
+		t.Errorf("List by the other handle = %v, %v; want %s", list, err, info.Ref)
+	}
+	if err := b.Delete(ctx, info.Ref); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Stat(ctx, info.Ref)
+	wantErr(t, "Stat of a result the other handle deleted", err, store.ErrMissing)
+}
+
+// testTenants checks that two tenants of one backend cannot read, list or
+// delete each other's results, even results of the same bytes.
+func (s *suite) testTenants(t *testing.T) {
+	if s.b.Tenants == nil {
+		t.Skip("Backend.Tenants not set")
+	}
+	a, b := s.b.Tenants(t)
+	ctx := context.Background()
+	secret := Content(42, store.ChunkSize+9)
+	info := put(t, a, secret, store.Meta{Tool: "a's"})
+	obj, err := b.Open(ctx, info.Ref)
+	if obj != nil {
+		obj.Close()
+		t.Errorf("Open by another tenant returned an object")
+	}
+	wantErr(t, "Open by another tenant", err, store.ErrMissing)
+	_, err = b.Stat(ctx, info.Ref)
+	wantErr(t, "Stat by another tenant", err, store.ErrMissing)
+	if list, err := b.List(ctx); err != nil || len(list) != 0 {
+		t.Errorf("List by another tenant = %d results, %v; want none", len(list), err)
+	}
+	if err := b.Delete(ctx, info.Ref); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GC(ctx); err != nil {
+		t.Fatal(err)
+	}
+	readBack(t, a, info.Ref, secret)
+	// The same bytes stored by both are two results: deleting one leaves
+	// the other.
+	put(t, b, secret, store.Meta{Tool: "b's"})
+	if got, err := a.Stat(ctx, info.Ref); err != nil || got.Tool != "a's" {
+		t.Errorf("Stat by the first tenant after the second stored the same bytes: Tool %q, %v; want %q", got.Tool, err, "a's")
+	}
+	if err := a.Delete(ctx, info.Ref); err != nil {
+		t.Fatal(err)
+	}
+	readBack(t, b, info.Ref, secret)
+}
+
+// readObject reads the whole of obj with ReadAt and checks it is data.
+func readObject(t *testing.T, what string, obj store.Object, data []byte) {
+	t.Helper()
+	got := make([]byte, len(data)+1)
+	n, err := obj.ReadAt(got, 0)
+	if n != len(data) || err != io.EOF || !bytes.Equal(got[:n], data) {
+		t.Errorf("%s: ReadAt = %d bytes, %v; want the %d staged bytes and io.EOF", what, n, err, len(data))
+	}
+}
+
+// testStage checks a store that implements store.Stager: a staged result is
+// invisible until Commit, its object reads it verified before, during and
+// after Commit (or after Abort, until closed), and Abort leaves nothing.
+func (s *suite) testStage(t *testing.T) {
+	st := s.b.New(t)
+	sg, ok := st.(store.Stager)
+	if !ok {
+		t.Skip("store does not implement store.Stager")
+	}
+	ctx := context.Background()
+	t.Run("commit while reading", func(t *testing.T) {
+		data := Content(50, 3*store.ChunkSize+17)
+		staged, err := sg.Stage(ctx, bytes.NewReader(data), store.Meta{Tool: "staged"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkInfo(t, "Staged.Info", staged.Info(), data)
+		_, err = st.Stat(ctx, RefFor(data))
+		wantErr(t, "Stat of a staged result before Commit", err, store.ErrMissing)
+		if list, err := st.List(ctx); err != nil || len(list) != 0 {
+			t.Errorf("List before Commit = %d results, %v; want none", len(list), err)
+		}
+		obj := staged.Object()
+		defer obj.Close()
+		readObject(t, "before Commit", obj, data)
+		done := make(chan error, 1)
+		go func() {
+			_, err := staged.Commit(ctx)
+			done <- err
+		}()
+		readObject(t, "during Commit", obj, data)
+		if err := <-done; err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		readObject(t, "after Commit", obj, data)
+		info, err := st.Stat(ctx, RefFor(data))
+		if err != nil {
+			t.Fatalf("Stat after Commit: %v", err)
+		}
+		checkInfo(t, "Stat after Commit", info, data)
+		readBack(t, st, info.Ref, data)
+		if _, err := staged.Commit(ctx); err == nil {
+			t.Errorf("a second Commit succeeded; want an error")
+		}
+		if err := staged.Abort(); err != nil {
+			t.Errorf("Abort after Commit: %v; want a no-op", err)
+		}
+		readBack(t, st, info.Ref, data)
+	})
+	t.Run("abort", func(t *testing.T) {
+		data := Content(51, 2*store.ChunkSize+1)
+		staged, err := sg.Stage(ctx, bytes.NewReader(data), store.Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := staged.Object()
+		if err := staged.Abort(); err != nil {
+			t.Fatalf("Abort: %v", err)
+		}
+		readObject(t, "after Abort", obj, data)
+		obj.Close()
+		_, err = st.Stat(ctx, RefFor(data))
+		wantErr(t, "Stat of an aborted result", err, store.ErrMissing)
+		if _, err := staged.Commit(ctx); err == nil {
+			t.Errorf("Commit after Abort succeeded; want an error")
+		}
+		_, err = st.Stat(ctx, RefFor(data))
+		wantErr(t, "Stat after Commit of an aborted result", err, store.ErrMissing)
+	})
 }

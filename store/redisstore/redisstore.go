@@ -1,0 +1,510 @@
+// Package redisstore is a [store.Store] kept in Redis (or Valkey), for
+// fleets of agents and workers that share results: one process stores a
+// result, another reads it by its ref.
+//
+// It keeps every guarantee of the disk store ([store.Dir]): the same refs
+// and digests for the same bytes, every chunk verified against its digest
+// and the line index on every read, answers found, missing
+// ([store.ErrMissing]) or broken ([store.ErrBroken]), a time-to-live
+// refreshed on use, a size cap with least-recently-used eviction, and
+// atomic publication: a result is visible only when complete.
+//
+// Keys of a namespace NS (every key of a namespace shares the hash tag
+// {NS}, so that scripts and transactions touch one slot of a cluster):
+//
+//	crumb:{NS}:r:<ref>    the result: a hash whose field "rec" holds its
+//	                      record (the Info as JSON, format version "v") and
+//	                      whose fields "0", "1", ... hold its chunks of
+//	                      store.ChunkSize bytes. It expires natively
+//	                      (PEXPIRE) TTL after its last use, and a use
+//	                      refreshes the expiry.
+//	crumb:{NS}:s:<random> a result being written: the same hash, staged.
+//	                      Put renames it to crumb:{NS}:r:<ref> in a script
+//	                      that first checks it holds every chunk, so a write
+//	                      cut short (a crash, a Redis restart, an eviction)
+//	                      never reads as found; a staged leftover expires.
+//	crumb:{NS}:lru        a sorted set of refs scored by their last use
+//	                      (Unix milliseconds), for eviction and use times
+//	crumb:{NS}:sizes      a hash of ref to size, and crumb:{NS}:usage their
+//	                      sum: the bytes the size cap counts
+//	crumb:{NS}:settings   the lifecycle settings (TTL, size cap) as JSON,
+//	                      in the form of the disk store's settings file
+//
+// Redis itself may evict results under maxmemory; an evicted result reads as
+// missing. Use a volatile-* maxmemory-policy (volatile-lru) so that Redis
+// evicts only results, never the index keys, which have no expiry; a lost
+// index is rebuilt by [Store.GC].
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/crumb-dev/crumb/store"
+)
+
+// ErrRedis means a request to Redis failed: the server could not be
+// reached, the connection was lost, or the server refused the command (for
+// example when it is out of memory). It is neither ErrMissing nor ErrBroken:
+// the result may well be stored.
+var ErrRedis = errors.New("redisstore: Redis request failed")
+
+// ErrBadURL means a store URL is not a redis:// or rediss:// URL the store
+// can use.
+var ErrBadURL = errors.New("redisstore: bad store URL")
+
+// DefaultNamespace is the namespace of a store opened without one.
+const DefaultNamespace = "default"
+
+// stageTTL is how long a staged result is kept after its last write: a Put
+// that stops writing for that long (a crash) leaves nothing behind.
+const stageTTL = 15 * time.Minute
+
+// recordVersion is the format version of a record; it is the disk store's.
+const recordVersion = 1
+
+// recField is the hash field that holds the record.
+const recField = "rec"
+
+// Options configures a [Store]. The zero value of every field means its
+// default.
+//
+// TTL and MaxBytes are the lifecycle settings every process sharing the
+// namespace applies alike, with the disk store's precedence: a setting given
+// here (non-zero) is used and kept in the namespace's settings key, so that
+// every later opener that leaves it zero uses it too; a zero setting takes
+// the settings key's value, else the default ([store.DefaultTTL],
+// [store.DefaultMaxBytes]).
+type Options struct {
+	// Namespace separates tenants: a store reads only the results stored in
+	// its namespace. Letters, digits, '.', '_' and '-', at most 64
+	// (default "default").
+	Namespace string
+	// TTL is how long a result is kept after its last use.
+	TTL time.Duration
+	// MaxBytes is the size cap of the namespace: a Put that takes it over
+	// evicts the least recently used results at once, down to 7/8 of the
+	// cap. The newest result is never evicted.
+	MaxBytes int64
+	// Now is the clock (default time.Now); tests set it.
+	Now func() time.Time
+	// Logger receives reports of failed evictions (default: none).
+	Logger *slog.Logger
+}
+
+// Store is a [store.Store] in Redis. Create one with [Open] or [New]. It is
+// safe for concurrent use by many goroutines and many processes.
+type Store struct {
+	c         redis.UniversalClient
+	ownClient bool
+	ns        string
+	prefix    string
+	where     string // the URL without its password, for messages
+	ttl       time.Duration
+	maxBytes  int64
+	now       func() time.Time
+	log       *slog.Logger
+
+	bufs sync.Pool // *[]byte of store.ChunkSize, used by Put
+
+	mu     sync.Mutex
+	closed bool
+	open   int // objects open; the client is closed when the last one is
+}
+
+var (
+	_ store.Store     = (*Store)(nil)
+	_ store.Annotator = (*Store)(nil)
+)
+
+var nsPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// IsURL reports whether s names a Redis store (redis:// or rediss://)
+// rather than a directory.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://")
+}
+
+// Open connects to the Redis server that rawURL names and opens the store in
+// it. The URL is redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS,
+// with the query parameters go-redis accepts (such as dial_timeout) and
+// "namespace", which sets Options.Namespace when that is empty. The store
+// owns the connection and closes it on Close.
+func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
+	if !IsURL(rawURL) {
+		return nil, fmt.Errorf("%w: %q: want redis://HOST:PORT/DB or rediss://USER:PASSWORD@HOST:PORT/DB", ErrBadURL, redact(rawURL))
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, redact(rawURL), err)
+	}
+	q := u.Query()
+	if ns := q.Get("namespace"); ns != "" && opts.Namespace == "" {
+		opts.Namespace = ns
+	}
+	q.Del("namespace")
+	u.RawQuery = q.Encode()
+	ropts, err := redis.ParseURL(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, redact(rawURL), err)
+	}
+	c := redis.NewClient(ropts)
+	s, err := newStore(ctx, c, opts, redact(u.String()))
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	s.ownClient = true
+	return s, nil
+}
+
+// New opens the store on a client the caller owns (one client may serve
+// stores of many namespaces); Close does not close the client.
+func New(ctx context.Context, c redis.UniversalClient, opts Options) (*Store, error) {
+	return newStore(ctx, c, opts, "redis")
+}
+
+func newStore(ctx context.Context, c redis.UniversalClient, opts Options, where string) (*Store, error) {
+	ns := opts.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	if !nsPattern.MatchString(ns) {
+		return nil, fmt.Errorf("redisstore: namespace %q: want 1 to 64 letters, digits, '.', '_' or '-'", ns)
+	}
+	s := &Store{
+		c:      c,
+		ns:     ns,
+		prefix: "crumb:{" + ns + "}:",
+		where:  where,
+		now:    opts.Now,
+		log:    opts.Logger,
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.bufs.New = func() any { b := make([]byte, store.ChunkSize); return &b }
+	if err := s.applySettings(ctx, opts); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// redact returns a URL with its password hidden.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "redis URL"
+	}
+	return u.Redacted()
+}
+
+// Path names the store in messages: its URL without the password, and its
+// namespace.
+func (s *Store) Path() string { return s.where + " (namespace " + s.ns + ")" }
+
+// Namespace returns the store's namespace.
+func (s *Store) Namespace() string { return s.ns }
+
+// Settings returns the lifecycle settings the store applies.
+func (s *Store) Settings() store.Settings {
+	return store.Settings{TTL: s.ttl, MaxBytes: s.maxBytes}
+}
+
+func (s *Store) settingsKey() string        { return s.prefix + "settings" }
+func (s *Store) lruKey() string             { return s.prefix + "lru" }
+func (s *Store) sizesKey() string           { return s.prefix + "sizes" }
+func (s *Store) usageKey() string           { return s.prefix + "usage" }
+func (s *Store) dataKey(r store.Ref) string { return s.prefix + "r:" + string(r) }
+
+// applySettings sets the lifecycle settings: those in opts, else those kept
+// in the settings key, else the defaults, and keeps the given ones.
+func (s *Store) applySettings(ctx context.Context, opts Options) error {
+	var saved store.Settings
+	data, err := s.c.Get(ctx, s.settingsKey()).Bytes()
+	switch {
+	case errors.Is(err, redis.Nil):
+	case err != nil:
+		return s.fail("reading the settings", err)
+	default:
+		if saved, err = store.ParseSettings(data); err != nil {
+			return fmt.Errorf("redisstore: settings key %s: %w; correct it or delete it to use the defaults", s.settingsKey(), err)
+		}
+	}
+	want := saved
+	if opts.TTL > 0 {
+		want.TTL = opts.TTL
+	}
+	if opts.MaxBytes > 0 {
+		want.MaxBytes = opts.MaxBytes
+	}
+	if want != saved {
+		if err := s.c.Set(ctx, s.settingsKey(), store.MarshalSettings(want), 0).Err(); err != nil {
+			return s.fail("keeping the settings", err)
+		}
+	}
+	s.ttl, s.maxBytes = want.TTL, want.MaxBytes
+	if s.ttl <= 0 {
+		s.ttl = store.DefaultTTL
+	}
+	if s.maxBytes <= 0 {
+		s.maxBytes = store.DefaultMaxBytes
+	}
+	return nil
+}
+
+// fail wraps an error of a Redis request. The request's error is only
+// formatted, never wrapped, so that a lost connection (which go-redis may
+// report as io.EOF) never reads as the end of a result.
+func (s *Store) fail(what string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("redisstore: %s: %w", what, err)
+	}
+	return fmt.Errorf("%w: %s at %s: %v", ErrRedis, what, s.where, err)
+}
+
+// Close marks the store closed: later calls return [store.ErrClosed].
+// Objects already open stay readable; a client that Open made is closed
+// when the last of them is. Closing twice is not an error.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.open == 0 && s.ownClient {
+		return s.c.Close()
+	}
+	return nil
+}
+
+func (s *Store) checkOpen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return store.ErrClosed
+	}
+	return nil
+}
+
+// objectClosed is called when an object is closed.
+func (s *Store) objectClosed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.open--
+	if s.open == 0 && s.closed && s.ownClient {
+		s.c.Close()
+	}
+}
+
+// record is the JSON document in a result's "rec" field.
+type record struct {
+	V int `json:"v"`
+	store.Info
+}
+
+// expiry is the native expiry of a result: its TTL plus the slack allowed
+// between the clocks of processes, so that Redis never drops a result that
+// a process still counts as live.
+func (s *Store) expiry() time.Duration { return s.ttl + store.FutureSlack }
+
+// Put streams r into the store one chunk at a time (memory stays at one
+// chunk), under a staging key, and publishes the result atomically once it
+// is whole. If ctx ends or r fails, Put returns the error and nothing of the
+// result becomes visible.
+func (s *Store) Put(ctx context.Context, r io.Reader, meta store.Meta) (store.Info, error) {
+	st, err := s.stage(ctx, r, meta)
+	if err != nil {
+		return store.Info{}, err
+	}
+	return st.commit(ctx)
+}
+
+// staged is a result written under a staging key, not yet published.
+type staged struct {
+	s    *Store
+	key  string
+	info store.Info
+}
+
+func (s *Store) stage(ctx context.Context, r io.Reader, meta store.Meta) (*staged, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("store: put cancelled: %w", err)
+	}
+	var id [12]byte
+	rand.Read(id[:])
+	st := &staged{s: s, key: s.prefix + "s:" + hex.EncodeToString(id[:])}
+	ok := false
+	defer func() {
+		if !ok {
+			st.abort()
+		}
+	}()
+	var (
+		idx        store.Indexer
+		chunks     int
+		sourceSize int64
+		kept       int64
+		bufp       = s.bufs.Get().(*[]byte)
+		buf        = *bufp
+		fill       int
+	)
+	defer s.bufs.Put(bufp)
+	flush := func() error {
+		if fill == 0 {
+			return nil
+		}
+		idx.AddChunk(buf[:fill])
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("store: put cancelled: %w", err)
+		}
+		_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.HSet(ctx, st.key, strconv.Itoa(chunks), buf[:fill])
+			p.PExpire(ctx, st.key, stageTTL)
+			return nil
+		})
+		if err != nil {
+			return s.fail("writing a chunk", err)
+		}
+		chunks++
+		fill = 0
+		return nil
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("store: put cancelled: %w", err)
+		}
+		// Past Meta.Limit the rest is read to its end and counted only.
+		draining := meta.Limit > 0 && kept >= meta.Limit
+		dst := buf[fill:]
+		if draining {
+			dst = buf
+		}
+		n, rerr := r.Read(dst)
+		sourceSize += int64(n)
+		if !draining {
+			keep := int64(n)
+			if meta.Limit > 0 {
+				keep = min(keep, meta.Limit-kept)
+			}
+			fill += int(keep)
+			kept += keep
+			if fill == store.ChunkSize || meta.Limit > 0 && kept >= meta.Limit {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, fmt.Errorf("store: reading result: %w", rerr)
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	info := store.Info{Created: now, Used: now, Meta: meta}
+	idx.Fill(&info)
+	info.Meta.Limit = 0
+	if meta.Limit > 0 && sourceSize > info.Size {
+		info.Truncated = true
+		info.SourceSize = sourceSize
+	}
+	st.info = info
+	ok = true
+	return st, nil
+}
+
+// abort deletes the staging key; its expiry removes it if Redis cannot be
+// reached now.
+func (st *staged) abort() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st.s.c.Unlink(ctx, st.key)
+}
+
+// publishScript renames a complete staged result into place and records
+// its use and size, in one atomic step. It refuses a staged result that
+// lacks a field (a chunk lost with a Redis restart or an eviction).
+//
+//	KEYS: stage, data, lru, sizes, usage
+//	ARGV: chunks expected, ref, size, use time (ms), expiry (ms), record
+var publishScript = redis.NewScript(`
+if redis.call('hlen', KEYS[1]) ~= tonumber(ARGV[1]) or redis.call('hexists', KEYS[1], 'rec') == 1 then
+  return redis.error_reply('CRUMBPARTIAL the staged result is incomplete')
+end
+redis.call('hset', KEYS[1], 'rec', ARGV[6])
+redis.call('rename', KEYS[1], KEYS[2])
+redis.call('pexpire', KEYS[2], ARGV[5])
+redis.call('zadd', KEYS[3], ARGV[4], ARGV[2])
+local old = tonumber(redis.call('hget', KEYS[4], ARGV[2]) or '0')
+redis.call('hset', KEYS[4], ARGV[2], ARGV[3])
+return redis.call('incrby', KEYS[5], tonumber(ARGV[3]) - old)
+`)
+
+// commit publishes the staged result, then evicts if the namespace went
+// over its size cap.
+func (st *staged) commit(ctx context.Context) (store.Info, error) {
+	s := st.s
+	info := st.info
+	key := s.dataKey(info.Ref)
+	published := false
+	defer func() {
+		if !published {
+			st.abort()
+		}
+	}()
+	// Keep the creation time of a live result of the same content.
+	if old, err := s.lookup(ctx, info.Ref); err == nil && old.Digest == info.Digest && old.Created.Before(info.Created) {
+		info.Created = old.Created
+	} else if err != nil && errors.Is(err, ErrRedis) {
+		return store.Info{}, err
+	}
+	data, err := json.Marshal(record{V: recordVersion, Info: info})
+	if err != nil {
+		return store.Info{}, fmt.Errorf("store: writing result: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Info{}, fmt.Errorf("store: put cancelled: %w", err)
+	}
+	usage, err := publishScript.Run(ctx, s.c,
+		[]string{st.key, key, s.lruKey(), s.sizesKey(), s.usageKey()},
+		len(info.Chunks), string(info.Ref), info.Size, info.Used.UnixMilli(), s.expiry().Milliseconds(), data).Int64()
+	if err != nil {
+		if strings.Contains(err.Error(), "CRUMBPARTIAL") {
+			return store.Info{}, fmt.Errorf("%w: storing %s: part of the result was lost while it was written (did Redis restart or evict it?); nothing was stored", ErrRedis, info.Ref)
+		}
+		return store.Info{}, s.fail("publishing a result", err)
+	}
+	published = true
+	if usage > s.maxBytes {
+		if _, err := s.evict(ctx, s.maxBytes-s.maxBytes/8, info.Ref, nil); err != nil {
+			s.log.Warn("redisstore: eviction over the size cap failed", "namespace", s.ns, "err", err)
+		}
+	}
+	return info, nil
+}
