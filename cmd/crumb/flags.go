@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
 )
 
 // The ranges numeric flags are checked against when they are parsed, so that
@@ -19,8 +20,9 @@ const (
 	// maxCount bounds line numbers and match counts: more lines than a
 	// result the store keeps (1 GiB) can have.
 	maxCount = 1<<31 - 1
-	// maxContext is the most lines of context around a match.
-	maxContext = 10_000
+	// maxContext is the most lines of context around a match, as recall
+	// takes them.
+	maxContext = recall.MaxContext
 	// maxExitCode is the largest exit status a process can report.
 	maxExitCode = 255
 	// maxTimeout bounds --timeout and --grace.

@@ -64,7 +64,7 @@ func FuzzFlags(f *testing.F) {
 		{1, "REF\n--all"},
 		{2, "REF\n5\n--skip\n9223372036854775807"},
 		{2, "REF\n5\n--skip\n2147483647\n--max\n2147483647"},
-		{2, "REF\n(\n-C\n10000"},
+		{2, "REF\n(\n-C\n1000"},
 		{2, "REF\n--\n-5\n--from\n2999"},
 		{3, "--json"},
 		{4, "--json"},
