@@ -23,7 +23,10 @@ import (
 
 // The end-to-end tests run real MCP servers from npm, which .ci/run
 // installs: CRUMB_MCP_NODE_DIR names the directory whose node_modules holds
-// them (default: .ci/node at the top of the repository).
+// them (default: .ci/node at the top of the repository). Without them they
+// skip, which go test shows only with -v; when CRUMB_MCP_NODE_DIR is set, or
+// CRUMB_MCP_E2E=required (as .ci/run sets it), a missing server or node is a
+// failure instead.
 
 // npmServer returns the command line of an npm server's binary, or skips.
 func npmServer(t *testing.T, bin string) string {
@@ -32,6 +35,10 @@ func npmServer(t *testing.T, bin string) string {
 		t.Skipf("%s: end-to-end test with a real server; skipped in -short mode", bin)
 	}
 	dir := os.Getenv("CRUMB_MCP_NODE_DIR")
+	skipf := t.Skipf
+	if dir != "" || os.Getenv("CRUMB_MCP_E2E") == "required" {
+		skipf = t.Fatalf
+	}
 	if dir == "" {
 		dir = filepath.Join("..", ".ci", "node")
 	}
@@ -40,10 +47,10 @@ func npmServer(t *testing.T, bin string) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is not installed (%v): .ci/run installs it with npm; set CRUMB_MCP_NODE_DIR to a directory whose node_modules has it", bin, err)
+		skipf("%s is not installed (%v): .ci/run installs it with npm; set CRUMB_MCP_NODE_DIR to a directory whose node_modules has it", bin, err)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
+		skipf("node is not installed")
 	}
 	return p
 }

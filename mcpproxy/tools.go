@@ -233,6 +233,10 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 	if err != nil {
 		return nil, p.toolError(req, err)
 	}
+	// What is read back counts against the savings crumb stats reports.
+	if err := recall.Charge(ctx, st, req.Ref, page.Tokens); err != nil {
+		p.log.Warn("crumb mcp: counting a page read back", "ref", string(req.Ref), "err", err)
+	}
 	return []json.RawMessage{textContent(page.Text)}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/recall"
 )
 
 func init() {
@@ -43,8 +44,10 @@ func projectBinary(ctx context.Context, in *Input) (Output, error) {
 	var text string
 	switch {
 	case in.Ref != "":
-		text = fmt.Sprintf("[crumb binary: %s, %s (%s bytes), ref %s; binary content is not shown. Save the exact bytes with: crumb read %s --all > FILE]",
-			desc, textfmt.Size(size), textfmt.Int(size), in.Ref, in.Ref)
+		// The hint names the program the way it can be run ("crumb read
+		// REF", or crumb's absolute path).
+		text = fmt.Sprintf("[crumb binary: %s, %s (%s bytes), ref %s; binary content is not shown. Save the exact bytes with: %s --all > FILE]",
+			desc, textfmt.Size(size), textfmt.Int(size), in.Ref, in.Hint(recall.Request{Ref: in.Ref}))
 	default:
 		text = fmt.Sprintf("[crumb binary: %s, %s (%s bytes); binary content is not shown, and it could not be stored: %s]",
 			desc, textfmt.Size(size), textfmt.Int(size), in.StoreError)

@@ -292,7 +292,7 @@ func (e *excerptor) marker(g gap, compact bool) string {
 
 // layout is a whole view: a title, summary lines, and excerpts.
 type layout struct {
-	// title names what the view shows, for the header ("text", "log").
+	// title names what the view shows, for the header ("text", "text (log)": the kind, and how the view reads it).
 	title string
 	// facts are extra header facts ("exit status 1").
 	facts []string

@@ -1097,7 +1097,7 @@ func (v *logView) markerCost() int {
 // render lays the view out within the budget.
 func (v *logView) render(ctx context.Context) (Output, error) {
 	e := v.e
-	base := layout{title: "log", facts: v.facts()}
+	base := layout{title: "text (log)", facts: v.facts()}
 	room := e.in.Budget - e.overhead(base, 2)
 	if room < 60 {
 		return e.headTail(ctx, base)

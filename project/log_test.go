@@ -77,7 +77,7 @@ func TestLogGolden(t *testing.T) {
 		t.Run(f.name, func(t *testing.T) {
 			out := projectBytes(t, f.output, 2000)
 			checkGolden(t, filepath.Join("testdata", "text", f.name, "view.golden"), out.Text)
-			wantTitle := "[crumb log: "
+			wantTitle := "[crumb text (log): "
 			if notLogs[f.name] {
 				wantTitle = "[crumb text: "
 			}
@@ -141,7 +141,7 @@ func checkLogView(t *testing.T, input []byte, out Output, budget int) {
 	if len(input) == 0 {
 		total = 0
 	}
-	numbered := strings.HasPrefix(out.Text, "[crumb log: ")
+	numbered := strings.HasPrefix(out.Text, "[crumb text (log): ")
 	starts := []int64{0}
 	for i, c := range input {
 		if c == '\n' && i+1 < len(input) {

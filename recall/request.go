@@ -570,15 +570,22 @@ func (r *Request) UnmarshalJSON(data []byte) error {
 type Hint func(Request) string
 
 // CLIHint renders a request as a crumb command line.
-func CLIHint(r Request) string {
-	argv := r.Argv()
-	var b strings.Builder
-	b.WriteString("crumb")
-	for _, a := range argv {
-		b.WriteByte(' ')
-		b.WriteString(shellQuote(a))
+func CLIHint(r Request) string { return CLIHintFor("crumb")(r) }
+
+// CLIHintFor returns a Hint that renders a request as the command line that
+// performs it with the crumb program prog: a name found through PATH, or a
+// path ("/usr/local/bin/crumb"), quoted for a POSIX shell when it needs it.
+func CLIHintFor(prog string) Hint {
+	prog = shellQuote(prog)
+	return func(r Request) string {
+		var b strings.Builder
+		b.WriteString(prog)
+		for _, a := range r.Argv() {
+			b.WriteByte(' ')
+			b.WriteString(shellQuote(a))
+		}
+		return b.String()
 	}
-	return b.String()
 }
 
 // shellQuote quotes s for a POSIX shell when it needs quoting.

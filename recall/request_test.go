@@ -189,3 +189,16 @@ func FuzzParseArgv(f *testing.F) {
 		}
 	})
 }
+
+func TestCLIHintForNamesTheProgram(t *testing.T) {
+	r := Request{Ref: "0123456789abcdef", Lines: &Span{10, 14}}
+	for _, tt := range []struct{ prog, want string }{
+		{"crumb", "crumb read 0123456789abcdef --lines 10:14"},
+		{"/opt/crumb/bin/crumb", "/opt/crumb/bin/crumb read 0123456789abcdef --lines 10:14"},
+		{"/home/me/my tools/crumb", "'/home/me/my tools/crumb' read 0123456789abcdef --lines 10:14"},
+	} {
+		if got := CLIHintFor(tt.prog)(r); got != tt.want {
+			t.Errorf("CLIHintFor(%q) = %s, want %s", tt.prog, got, tt.want)
+		}
+	}
+}

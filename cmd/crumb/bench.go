@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/crumb-dev/crumb/bench"
@@ -83,9 +82,9 @@ func runBench(e *env, args []string) error {
 		return nil
 	})
 	fs.Func("budget", "also run crumb at a budget of `TOKENS` (repeatable)", func(s string) error {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			return errors.New("want a positive number of tokens")
+		n, err := parseIntIn(s, 1, maxBudget, "tokens")
+		if err != nil {
+			return err
 		}
 		names = append(names, fmt.Sprintf("%s@%d", bench.NameCrumb, n))
 		return nil
@@ -100,7 +99,7 @@ func runBench(e *env, args []string) error {
 	kinds := fs.String("kinds", "log,command,json", "result `KINDS` for --speed")
 	dir := fs.String("dir", "", "scratch `DIR`ectory for --speed (default: the system's temporary directory)")
 	profile := fs.String("cpuprofile", "", "with --speed, write CPU profiles of crumb's runs to `DIR`")
-	runs := fs.Int("runs", 3, "with --speed, run each measurement `N` times in turn and report the median")
+	runs := intFlag(fs, "runs", 3, 1, 100, "runs", "with --speed, run each measurement `N` times in turn and report the median")
 	phases := fs.Bool("phases", false, "with --speed, also time the phases of crumb's work apart: hashing, storing, verifying, projecting")
 	one := fs.String("speed-one", "", "internal: run one speed measurement described by `JSON`")
 	pos, err := parse(e, c, fs, args)
@@ -121,9 +120,6 @@ func runBench(e *env, args []string) error {
 	}
 	if !*speed && (*phases || *profile != "") {
 		return usagef(c.name, "--phases and --cpuprofile go with --speed")
-	}
-	if *runs < 1 {
-		return usagef(c.name, "--runs must be at least 1")
 	}
 	corpus, err := findCorpus(*casesDir)
 	if err != nil {

@@ -37,7 +37,7 @@ func parse(e *env, c *command, fs *flag.FlagSet, args []string) ([]string, error
 				printHelp(e.stdout, c, fs)
 				return nil, flag.ErrHelp
 			}
-			return nil, usagef(c.name, "%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+			return nil, flagError(c, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

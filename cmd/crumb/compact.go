@@ -43,10 +43,10 @@ func runCompact(e *env, args []string) error {
 	c := commands["compact"]
 	fs := newFlags(e, c)
 	format := fs.String("format", "auto", "the thread's shape: `openai`, anthropic or auto")
-	budget := fs.Int("budget", 0, "the most `TOKENS` the compacted messages should take (0: only turn old tool results into breadcrumbs)")
-	recent := fs.Int("recent", history.DefaultRecent, "how many of the latest `TURNS` stay word for word")
-	step := fs.Int("fold-step", history.DefaultFoldStep, "how many `TURNS` fold into the summary at a time")
-	over := fs.Int("breadcrumb-over", history.DefaultBreadcrumbOver, "old tool results above this many `TOKENS` become breadcrumbs")
+	budget := intFlag(fs, "budget", 0, 0, maxBudget, "tokens", "the most `TOKENS` the compacted messages should take (0: only turn old tool results into breadcrumbs)")
+	recent := intFlag(fs, "recent", history.DefaultRecent, 1, maxCount, "turns", "how many of the latest `TURNS` stay word for word")
+	step := intFlag(fs, "fold-step", history.DefaultFoldStep, 1, maxCount, "turns", "how many `TURNS` fold into the summary at a time")
+	over := intFlag(fs, "breadcrumb-over", history.DefaultBreadcrumbOver, 1, maxBudget, "tokens", "old tool results above this many `TOKENS` become breadcrumbs")
 	stats := fs.Bool("stats", false, "print what was done on stderr")
 	d, err := parseNoArgs(e, c, fs, args)
 	if err != nil {
@@ -56,15 +56,6 @@ func runCompact(e *env, args []string) error {
 	f, err := history.ParseFormat(*format)
 	if err != nil {
 		return usagef(c.name, "%v", err)
-	}
-	for _, v := range []struct {
-		name string
-		n    int
-		min  int
-	}{{"--budget", *budget, 0}, {"--recent", *recent, 1}, {"--fold-step", *step, 1}, {"--breadcrumb-over", *over, 1}} {
-		if v.n < v.min || v.n > 1<<30 {
-			return usagef(c.name, "%s %d: want a whole number from %d to %d", v.name, v.n, v.min, 1<<30)
-		}
 	}
 	in, err := io.ReadAll(io.LimitReader(e.stdin, maxThread+1))
 	if err != nil {

@@ -63,8 +63,8 @@ func TestCompactBadInput(t *testing.T) {
 		{`not json`, "", "not JSON"},
 		{`{"model":"x"}`, "", `no "messages"`},
 		{`[]`, "--format mistral", "unknown format"},
-		{`[]`, "--budget -1", "--budget -1"},
-		{`[]`, "--recent 0", "--recent 0"},
+		{`[]`, "--budget -1", "--budget: -1 is out of range"},
+		{`[]`, "--recent 0", "--recent: 0 is out of range"},
 	} {
 		args := append([]string{"compact"}, strings.Fields(c.args)...)
 		code, _, stderr := runCrumb(t, t.TempDir(), strings.NewReader(c.in), args...)

@@ -21,7 +21,12 @@ leftovers of interrupted writes. The settings file, settings.json in the
 store directory, is written by 'crumb mcp' from its configuration, so every
 process sharing the store keeps results alike. Other crumb commands start gc
 in the background when it is due, so running it by hand is rarely needed.
-Only one collection runs at a time, and gc never creates a store.`,
+Only one collection runs at a time, and gc never creates a store.
+
+Examples:
+  crumb gc
+  crumb gc --json | jq .bytes_freed
+  crumb gc --store /tmp/crumb-store --quiet`,
 		run: runGC,
 	})
 }

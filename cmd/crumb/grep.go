@@ -31,12 +31,12 @@ func runGrep(e *env, args []string) error {
 	c := commands["grep"]
 	fs := newFlags(e, c)
 	ignoreCase := fs.Bool("i", false, "ignore case")
-	context := fs.Int("C", 0, "show `N` lines of context around each match")
-	maxMatches := fs.Int("max", 0, "stop after `N` matches in all (default: no limit)")
-	from := fs.Int64("from", 0, "start searching at `LINE`")
-	skip := fs.Int("skip", 0, "number of matches earlier pages showed (continuations set it)")
+	context := intFlag(fs, "C", 0, 0, maxContext, "lines", "show `N` lines of context around each match")
+	maxMatches := intFlag(fs, "max", 0, 0, maxCount, "matches", "stop after `N` matches in all (default: no limit)")
+	from := intFlag[int64](fs, "from", 0, 0, maxCount, "lines", "start searching at `LINE`")
+	skip := intFlag(fs, "skip", 0, 0, maxCount, "matches", "`N` matches earlier pages showed (continuations set it)")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX`")
-	budget := fs.Int("budget", recall.DefaultBudget, "most `TOKENS` the page may take")
+	budget := budgetFlag(fs, recall.DefaultBudget, "most `TOKENS` the page may take")
 	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")
 	storeDir := storeFlag(fs)
 	pos, err := parse(e, c, fs, args)
@@ -64,9 +64,9 @@ func runGrep(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	page, err := recall.Grep(e.ctx, d, req, recall.Options{Budget: *budget, Line: crumb.LineRenderer(e.ctx, d), NoPageTokens: true})
+	page, err := recall.Grep(e.ctx, d, req, recall.Options{Budget: *budget, Line: crumb.LineRenderer(e.ctx, d), NoPageTokens: true, Hint: e.hint()})
 	if err != nil {
 		return err
 	}
-	return printPage(e, page, *asJSON)
+	return printPage(e, d, ref, page, *asJSON)
 }

@@ -37,7 +37,11 @@ could race it. It then answers "allow", naming the rule. See docs/agents.md.
 Set CRUMB_HOOK_DEBUG=1 to have it say on standard error why it left a
 command alone.
 
-'crumb init --agent claude-code --write' installs it.`,
+'crumb init --agent claude-code --write' installs it.
+
+Examples:
+  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./..."}}' | crumb hook claude-code
+  crumb init --agent claude-code --write`,
 		run: runHook,
 	})
 }

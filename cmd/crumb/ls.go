@@ -69,7 +69,7 @@ func runLs(e *env, args []string) error {
 		if n := lineCount(in); n != nil {
 			lines = textfmt.Int(*n)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s ago\t%s\n", in.Ref, orDash(in.Kind), textfmt.Size(in.Size), lines, age(now.Sub(in.Used)), orDash(in.Tool))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", in.Ref, orDash(in.Kind), textfmt.Size(in.Size), lines, usedAgo(now, in.Used), orDash(in.Tool))
 	}
 	return tw.Flush()
 }
@@ -82,6 +82,19 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// usedAgo says when a result was last used: "3h ago". A time after now (a
+// clock set back, a record written elsewhere) is "in the future", not a
+// negative age.
+func usedAgo(now, used time.Time) string {
+	if used.IsZero() {
+		return "-"
+	}
+	if d := now.Sub(used); d >= 0 {
+		return age(d) + " ago"
+	}
+	return "in the future"
 }
 
 // age writes a duration the way ls -l users read it: 45s, 12m, 3h, 2d.

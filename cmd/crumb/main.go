@@ -10,10 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 )
 
 // command is one verb of the command line.
@@ -37,6 +35,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// prog is how continuations name crumb: "crumb" when PATH finds this
+	// binary, else its absolute path.
+	prog string
 }
 
 // usageError is a mistake in how a command was called; it exits with 2.
@@ -106,7 +107,7 @@ func mainHelp(w io.Writer) {
 
 // run runs the command line and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, prog: selfName()}
 	if len(args) == 0 {
 		mainHelp(stderr)
 		return 2
@@ -142,6 +143,13 @@ func report(e *env, c *command, err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	// Whatever failed once a signal stopped the command failed because of
+	// it: say so, and exit as the signal asks.
+	var st *stopped
+	if errors.As(context.Cause(e.ctx), &st) {
+		fmt.Fprintf(e.stderr, "crumb %s: %s\n", c.name, st)
+		return st.code()
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(e.stderr, "crumb %s: error: %s\n", c.name, ue.msg)
@@ -159,7 +167,7 @@ func report(e *env, c *command, err error) int {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)

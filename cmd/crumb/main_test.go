@@ -1,17 +1,23 @@
 package main
 
 import (
-	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary act as the crumb command inside scripts.
+// Tests that call run in this process stand for a crumb found through PATH,
+// so their continuations say "crumb", not the test binary's path.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) != "crumb" {
+		selfName = func() string { return "crumb" }
+	}
 	testscript.Main(m, map[string]func(){
-		"crumb": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)) },
+		"crumb": main,
 	})
 }
 
@@ -22,6 +28,13 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
+			// CRUMB_BIN is the crumb that "exec crumb" runs, for scripts
+			// that run it by its absolute path.
+			bin, err := exec.LookPath("crumb")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CRUMB_BIN", bin)
 			env.Setenv("CRUMB_STORE", env.WorkDir+"/.store")
 			env.Setenv("CRUMB_GC", "off")
 			return nil

@@ -63,8 +63,8 @@ func runMCP(e *env, args []string) error {
 	c := commands["mcp"]
 	fs := newFlags(e, c)
 	configFile := fs.String("config", "", "configuration `FILE` (TOML or YAML; default $CRUMB_CONFIG)")
-	budget := fs.Int("budget", 0, "most `TOKENS` a view may take (default 2000, or the config file's)")
-	threshold := fs.Int("threshold", 0, "most `TOKENS` a result may have and pass whole (default: the budget)")
+	budget := intFlag(fs, "budget", 0, 0, maxBudget, "tokens", "most `TOKENS` a view may take (default 2000, or the config file's)")
+	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass whole (default: the budget)")
 	storeDir := storeFlag(fs)
 	upstreamURL := fs.String("upstream", "", "reach the upstream server at `URL` over streamable HTTP")
 	var headers headerFlags
@@ -78,7 +78,7 @@ func runMCP(e *env, args []string) error {
 			printHelp(e.stdout, c, fs)
 			return flag.ErrHelp
 		}
-		return usagef(c.name, "%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+		return flagError(c, err)
 	}
 	upstreamCmd := fs.Args()
 	switch {
@@ -88,8 +88,6 @@ func runMCP(e *env, args []string) error {
 		return usagef(c.name, "give the upstream server as a command or as --upstream URL, not both")
 	case len(headers) > 0 && *upstreamURL == "":
 		return usagef(c.name, "--header applies to --upstream URL only")
-	case *budget < 0 || *threshold < 0:
-		return usagef(c.name, "--budget and --threshold must be positive")
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"strconv"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/wire"
@@ -42,11 +41,11 @@ func runProject(e *env, args []string) error {
 	kind := fs.String("kind", "", "kind of result: text, file, dir, command, json, mcp or binary (default: detect)")
 	tool := fs.String("tool", "", "`NAME` of the tool that produced the result")
 	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
-	exitCode := fs.String("exit-code", "", "the command's exit status `N`, for command results")
+	exitCode := optionalIntFlag(fs, "exit-code", 0, maxExitCode, "exit status", "the command's exit status `N`, for command results")
 	intent := fs.String("intent", "", "what the agent is looking for, as `TEXT`: the call's \"intent\" argument")
 	summarize := fs.Bool("summarize", false, "summarize the result with the model CRUMB_SUMMARY_* configure (facts checked against the exact result; the projection when the summary fails)")
-	budget := fs.Int("budget", crumb.DefaultBudget, "most `TOKENS` the view may take")
-	threshold := fs.Int("threshold", 0, "most `TOKENS` a result may have and pass through untouched (default: the budget)")
+	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
+	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass through untouched (default: the budget)")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
 	storeDir := storeFlag(fs)
 	pos, err := parse(e, c, fs, args)
@@ -60,7 +59,7 @@ func runProject(e *env, args []string) error {
 	if err != nil {
 		return usagef(c.name, "%v", err)
 	}
-	res := crumb.Result{Tool: *tool, Kind: k, Reader: e.stdin}
+	res := crumb.Result{Tool: *tool, Kind: k, Reader: readerFor(e)}
 	if *argsJSON != "" {
 		if !json.Valid([]byte(*argsJSON)) {
 			return usagef(c.name, "--args is not valid JSON")
@@ -72,16 +71,7 @@ func runProject(e *env, args []string) error {
 			return usagef(c.name, "--intent needs --args to be a JSON object")
 		}
 	}
-	if *exitCode != "" {
-		n, err := strconv.Atoi(*exitCode)
-		if err != nil {
-			return usagef(c.name, "--exit-code wants a whole number, got %q", *exitCode)
-		}
-		res.ExitCode = &n
-	}
-	if *budget <= 0 {
-		return usagef(c.name, "--budget must be positive")
-	}
+	res.ExitCode = exitCode()
 	d, err := openStore(e, *storeDir)
 	if err != nil {
 		return err
@@ -91,7 +81,7 @@ func runProject(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Threshold: *threshold, Summarizer: sum})
+	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Threshold: *threshold, Summarizer: sum, Hint: e.hint()})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 func init() {
@@ -19,9 +20,10 @@ func init() {
 
 Prints a page of a stored result within the budget: whole lines, a header
 that says which lines and bytes are shown, and a last line with the exact
-command that reads on ("[next: crumb read REF --lines 241:900]") or
-"[end of result]". Following those commands reads the whole result with no
-gap and no overlap.
+command that reads on ("[next: crumb read REF --lines 241:900]"), or
+"[end of the range asked for]" when the page showed all of the range asked
+for, or "[end of result]". Following those commands reads the whole result
+with no gap and no overlap.
 
 Ranges: lines are numbered from 1 and both ends are included (41:240, or 41
 for that line alone); bytes are offsets from 0 with the end excluded (0:4096).
@@ -61,7 +63,7 @@ func runRead(e *env, args []string) error {
 	jqArg := fs.String("jq", "", "select with a jq `EXPR` from a JSON result")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX` (continuations carry it)")
 	all := fs.Bool("all", false, "write the exact stored bytes and nothing else")
-	budget := fs.Int("budget", recall.DefaultBudget, "most `TOKENS` the page may take")
+	budget := budgetFlag(fs, recall.DefaultBudget, "most `TOKENS` the page may take")
 	numbers := fs.Bool("n", false, "number the lines")
 	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")
 	storeDir := storeFlag(fs)
@@ -124,17 +126,32 @@ func runRead(e *env, args []string) error {
 		}
 		return nil
 	}
-	page, err := recall.Read(e.ctx, d, req, recall.Options{Budget: *budget, Numbers: *numbers, Line: crumb.LineRenderer(e.ctx, d), NoPageTokens: true})
+	page, err := recall.Read(e.ctx, d, req, recall.Options{Budget: *budget, Numbers: *numbers, Line: crumb.LineRenderer(e.ctx, d), NoPageTokens: true, Hint: e.hint()})
 	if err != nil {
 		return err
 	}
-	return printPage(e, page, *asJSON)
+	return printPage(e, d, ref, page, *asJSON)
 }
 
-// printPage prints a page of a read or a search, as text or JSON.
-func printPage(e *env, p recall.Page, asJSON bool) error {
+// printPage prints a page of a read or a search of ref, as text or JSON,
+// and charges it against the result's savings (crumb stats): what is read
+// back was not kept out of context after all.
+func printPage(e *env, st store.Store, ref store.Ref, p recall.Page, asJSON bool) error {
+	var err error
 	if asJSON {
-		return writeJSON(e.stdout, wire.PageOf(p, nil))
+		err = writeJSON(e.stdout, wire.PageOf(p, nil))
+	} else {
+		err = writeText(e.stdout, p.Text)
 	}
-	return writeText(e.stdout, p.Text)
+	if err != nil {
+		return err
+	}
+	n := p.Tokens
+	if n == 0 && p.Text != "" {
+		n = tokens.O200k().Count(p.Text) // a page built without its count
+	}
+	if cerr := recall.Charge(e.ctx, st, ref, n); cerr != nil {
+		fmt.Fprintf(e.stderr, "crumb: warning: %v\n", cerr)
+	}
+	return nil
 }

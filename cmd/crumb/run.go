@@ -37,20 +37,27 @@ crumb prints what a model should see of that output and exits with CMD's own
 status (128+N when a signal N ended it, 124 when it timed out, 127 when it
 could not be found).
 
-Output that fits the budget is printed as it was. Longer output is stored
-exactly and projected: the first line states how the command ended ("exit
-status 1 (failed)", "killed by SIGKILL", "timed out after 30s"), then come
-the lines that explain it — compiler errors at file:line, failed tests and
-their messages, panics and tracebacks, the summary at the end — and every
-omitted stretch is named with the exact command that reads it back
-("crumb read REF --lines 120:480"). Runs of near-identical lines are
-counted, not shown. --intent says what the agent is looking for ("did the
-store tests pass?"): lines that hold its words rank with the evidence.
+The first line states how the command ended ("exit status 1 (failed)",
+"killed by SIGKILL", "timed out after 30s"). A command that succeeded with
+output that fits the budget is the one exception: its output is printed as
+it was, and nothing else. A failed, killed or timed-out command's output
+that fits the budget follows its status line as it was ("[crumb command:
+exit status 1 (failed)]"). Longer output is stored exactly and projected:
+after the status come the lines that explain it — compiler errors at
+file:line, failed tests and their messages, panics and tracebacks, the
+summary at the end — and every omitted stretch is named with the exact
+command that reads it back ("crumb read REF --lines 120:480"). Runs of
+near-identical lines are counted, not shown. --intent says what the agent
+is looking for ("did the store tests pass?"): lines that hold its words rank
+with the evidence.
 
 --timeout ends the command's whole process group: SIGTERM, then SIGKILL
-after --grace. An interrupt (Ctrl-C) or a SIGTERM sent to crumb is passed on
-to the command's process group; what it printed is still kept and
-projected, and crumb exits with 128+N.
+after --grace. The status gives the timeout asked for ("timed out after
+30s"); when the command ignored SIGTERM, it adds how long the kill took.
+--json gives both (timeout_ms, kill_ms) beside the whole duration_ms. An
+interrupt (Ctrl-C) or a SIGTERM sent to crumb is passed on to the command's
+process group; what it printed is still kept and projected, and crumb exits
+with 128+N.
 
 On a terminal, a status line on standard error shows the time, the lines
 and bytes so far and the last line, and is erased at the end. Flags come
@@ -90,9 +97,9 @@ var progressEvery = 100 * time.Millisecond
 func runRun(e *env, args []string) error {
 	c := commands["run"]
 	fs := newFlags(e, c)
-	budget := fs.Int("budget", crumb.DefaultBudget, "most `TOKENS` the view may take")
-	timeout := fs.Duration("timeout", 0, "end the command after `D` (10s, 5m, 1h30m); 0 means never")
-	grace := fs.Duration("grace", 5*time.Second, "after --timeout or an interrupt, wait `D` between SIGTERM and SIGKILL")
+	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
+	timeout := durationFlag(fs, "timeout", 0, 0, maxTimeout, "end the command after `D` (10s, 5m, 1h30m); 0 means never")
+	grace := durationFlag(fs, "grace", 5*time.Second, 0, maxTimeout, "after --timeout or an interrupt, wait `D` between SIGTERM and SIGKILL")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\", \"exit\"} as JSON")
 	intent := fs.String("intent", "", "what the agent is looking for in the output, as `TEXT`; lines holding its words rank higher")
 	summarize := fs.Bool("summarize", false, "summarize the output with the model CRUMB_SUMMARY_* configure (see crumb project --help)")
@@ -103,17 +110,11 @@ func runRun(e *env, args []string) error {
 			printHelp(e.stdout, c, fs)
 			return flag.ErrHelp
 		}
-		return usagef(c.name, "%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+		return flagError(c, err)
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {
 		return usagef(c.name, "no command to run (crumb run -- CMD ARGS...)")
-	}
-	if *budget <= 0 {
-		return usagef(c.name, "--budget must be positive")
-	}
-	if *timeout < 0 || *grace < 0 {
-		return usagef(c.name, "--timeout and --grace cannot be negative")
 	}
 	d, err := openStore(e, *storeDir)
 	if err != nil {
@@ -124,7 +125,7 @@ func runRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Summarizer: sum})
+	g, err := crumb.New(crumb.Config{Store: d, Budget: *budget, Summarizer: sum, Hint: e.hint()})
 	if err != nil {
 		return err
 	}
@@ -162,8 +163,18 @@ func runRun(e *env, args []string) error {
 	if r.stuck {
 		fmt.Fprintf(e.stderr, "crumb run: stopped reading %s after %s exited: a process it started still holds its output\n", drainGrace, argv[0])
 	}
-	if v.Receipt.Output == crumb.OutputExact && !*asJSON && (r.timedOut || r.signal != "") {
-		// The output passed through unchanged; say how it ended.
+	code := r.code()
+	switch {
+	case *asJSON:
+	case v.Receipt.Output == crumb.OutputExact && code != 0:
+		// The output passes through unchanged, after a first line that
+		// says how the command ended; a command that succeeded needs none.
+		if _, err := fmt.Fprintf(e.stdout, "[crumb command: %s]\n", r.summary()); err != nil {
+			return err
+		}
+	case r.ignoredTerm():
+		// The view's header gives the timeout; how long the kill took
+		// goes beside it.
 		fmt.Fprintf(e.stderr, "crumb run: %s\n", r.summary())
 	}
 	if *asJSON {
@@ -173,7 +184,7 @@ func runRun(e *env, args []string) error {
 	} else if err := printView(e, v, false); err != nil {
 		return err
 	}
-	if code := r.code(); code != 0 {
+	if code != 0 {
 		return &exitError{code: code}
 	}
 	return nil
@@ -192,7 +203,11 @@ type runExit struct {
 	Signal     string `json:"signal,omitempty"`
 	TimedOut   bool   `json:"timed_out,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
-	Summary    string `json:"summary"`
+	// TimeoutMS is the --timeout that ended the command, and KillMS how
+	// long the command took to end after it was sent SIGTERM.
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+	KillMS    *int64 `json:"kill_ms,omitempty"`
+	Summary   string `json:"summary"`
 }
 
 // cannotRun is a command that could not be started.
@@ -214,8 +229,10 @@ type running struct {
 	end      time.Time
 	progress *progress
 
+	timeout     time.Duration // --timeout, 0 for none
 	mu          sync.Mutex
 	timedOut    bool
+	termAt      time.Time      // when the timeout sent SIGTERM
 	interrupted syscall.Signal // the signal crumb was sent, if any
 	stuck       bool           // stopped reading after exit with the pipe still open
 	exitCode    *int
@@ -251,7 +268,7 @@ func startCommand(e *env, argv []string, timeout, grace time.Duration) (*running
 	cmd.Stdin = e.stdin
 	cmd.WaitDelay = time.Second // for a stdin that is not a file
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	r := &running{cmd: cmd, out: pr, exited: make(chan struct{})}
+	r := &running{cmd: cmd, out: pr, exited: make(chan struct{}), timeout: timeout}
 	// On a terminal the command's group becomes the foreground one, so that
 	// it may read the terminal and Ctrl-C reaches it directly.
 	if f, ok := e.stdin.(*os.File); ok && isForeground(f) {
@@ -305,8 +322,16 @@ func startCommand(e *env, argv []string, timeout, grace time.Duration) (*running
 				r.interrupt(s.(syscall.Signal), kill, grace)
 			case <-ctxDone:
 				// The caller's context ended: an interrupt, when no signal
-				// says which.
+				// says which. The signal that ended it, when crumb got one,
+				// has been passed on already or is about to be; it is not
+				// a second interrupt.
 				ctxDone = nil
+				r.mu.Lock()
+				passed := r.interrupted != 0
+				r.mu.Unlock()
+				if passed {
+					continue
+				}
 				select {
 				case s := <-sigs:
 					r.interrupt(s.(syscall.Signal), kill, grace)
@@ -330,7 +355,7 @@ func startCommand(e *env, argv []string, timeout, grace time.Duration) (*running
 			default:
 			}
 			r.mu.Lock()
-			r.timedOut = true
+			r.timedOut, r.termAt = true, time.Now()
 			r.mu.Unlock()
 			kill(syscall.SIGTERM)
 			r.mu.Lock()
@@ -414,7 +439,26 @@ func (r *running) fill(res *crumb.Result) {
 			r.exitCode = &code
 		}
 	}
-	res.ExitCode, res.Signal, res.TimedOut, res.Duration = r.exitCode, r.signal, r.timedOut, r.end.Sub(r.start)
+	res.ExitCode, res.Signal, res.TimedOut, res.Duration = r.exitCode, r.signal, r.timedOut, r.ranFor()
+}
+
+// ranFor is how long the command ran as its view states it: the timeout
+// asked for when that ended it (however long the kill then took), else
+// the time from start to exit. r.mu is held.
+func (r *running) ranFor() time.Duration {
+	if r.timedOut {
+		return r.timeout
+	}
+	return r.end.Sub(r.start)
+}
+
+// killTook is how long a timed-out command took to end after SIGTERM.
+// r.mu is held.
+func (r *running) killTook() (time.Duration, bool) {
+	if !r.timedOut || r.termAt.IsZero() || r.end.IsZero() {
+		return 0, false
+	}
+	return max(0, r.end.Sub(r.termAt)), true
 }
 
 // finish stops the timers, the signal relay and the progress line, and
@@ -478,7 +522,26 @@ func (r *running) code() int {
 func (r *running) summary() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return project.ExitSummary(r.exitCode, r.signal, r.timedOut, r.end.Sub(r.start))
+	s := project.ExitSummary(r.exitCode, r.signal, r.timedOut, r.ranFor())
+	if took, ok := r.termIgnored(); ok {
+		s += fmt.Sprintf("; it ignored SIGTERM and ended %s later", formatElapsed(took))
+	}
+	return s
+}
+
+// termIgnored reports whether the command timed out, ignored SIGTERM and
+// had to be killed, and how long after SIGTERM it ended. r.mu is held.
+func (r *running) termIgnored() (time.Duration, bool) {
+	took, ok := r.killTook()
+	return took, ok && r.signal == signalName(syscall.SIGKILL)
+}
+
+// ignoredTerm is termIgnored for callers that do not hold r.mu.
+func (r *running) ignoredTerm() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.termIgnored()
+	return ok
 }
 
 func (r *running) exitInfo() runExit {
@@ -486,6 +549,13 @@ func (r *running) exitInfo() runExit {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	x.ExitCode, x.Signal, x.TimedOut, x.DurationMS = r.exitCode, r.signal, r.timedOut, r.end.Sub(r.start).Milliseconds()
+	if r.timedOut {
+		x.TimeoutMS = r.timeout.Milliseconds()
+	}
+	if took, ok := r.killTook(); ok {
+		ms := took.Milliseconds()
+		x.KillMS = &ms
+	}
 	return x
 }
 

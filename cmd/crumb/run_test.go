@@ -48,8 +48,11 @@ func TestRunExitStatus(t *testing.T) {
 		stderr string
 	}{
 		{"success", []string{"sh", "-c", "echo hello"}, 0, "hello\n", ""},
-		{"failure", []string{"sh", "-c", "echo broken; exit 3"}, 3, "broken\n", ""},
-		{"killed", []string{"sh", "-c", "echo dying; kill -KILL $$"}, 137, "dying\n", "crumb run: killed by SIGKILL\n"},
+		// A command that fails says how it ended first, however small its
+		// output.
+		{"failure", []string{"sh", "-c", "echo broken; exit 3"}, 3, "[crumb command: exit status 3 (failed)]\nbroken\n", ""},
+		{"failure, no output", []string{"sh", "-c", "exit 1"}, 1, "[crumb command: exit status 1 (failed)]\n", ""},
+		{"killed", []string{"sh", "-c", "echo dying; kill -KILL $$"}, 137, "[crumb command: killed by SIGKILL]\ndying\n", ""},
 		{"stdin", []string{"sh", "-c", "tr a-z A-Z"}, 0, "FROM STDIN\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,10 +128,46 @@ func TestRunTimeout(t *testing.T) {
 	if !strings.Contains(stdout, "\n20000\n") && !strings.Contains(stdout, "\n20000") {
 		t.Errorf("view lost the end of the output:\n%s", stdout)
 	}
-	// A small output passes through; stderr says how it ended.
+	// A small output passes through after a line that says how it ended.
 	code, stdout, stderr = runCrumb(t, dir, nil, "run", "--timeout", "300ms", "--", "sh", "-c", "echo waiting; sleep 30")
-	if code != 124 || stdout != "waiting\n" || !strings.Contains(stderr, "crumb run: timed out after") {
+	if code != 124 || stdout != "[crumb command: timed out after 300ms (killed by SIGTERM)]\nwaiting\n" || stderr != "" {
 		t.Errorf("small: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestRunTimeoutIgnoredTerm runs a command that ignores SIGTERM: crumb
+// reports the timeout asked for and, apart from it, how long the kill took.
+func TestRunTimeoutIgnoredTerm(t *testing.T) {
+	needShell(t)
+	dir := t.TempDir()
+	script := `trap "" TERM; echo waiting; sleep 30`
+	code, stdout, stderr := runCrumb(t, dir, nil, "run", "--timeout", "500ms", "--grace", "1s", "--", "sh", "-c", script)
+	want := regexp.MustCompile(`^\[crumb command: timed out after 500ms \(killed by SIGKILL\); it ignored SIGTERM and ended \d+\.\ds later\]\nwaiting\n$`)
+	if code != 124 || !want.MatchString(stdout) || stderr != "" {
+		t.Errorf("small: exit %d, stdout %q, stderr %q; want exit 124 and stdout matching %s", code, stdout, stderr, want)
+	}
+
+	code, stdout, _ = runCrumb(t, dir, nil, "run", "--json", "--timeout", "500ms", "--grace", "1s", "--", "sh", "-c", script)
+	var got struct {
+		Exit runExit `json:"exit"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	x := got.Exit
+	if code != 124 || x.TimeoutMS != 500 || x.KillMS == nil || *x.KillMS < 1000 || *x.KillMS >= x.DurationMS || x.DurationMS < 1500 {
+		t.Errorf("--json exit = %+v (kill_ms %v), want timeout_ms 500, kill_ms >= 1000 and the whole duration beyond both", x, x.KillMS)
+	}
+
+	// A projected view states the timeout in its header; stderr adds how
+	// long the kill took.
+	code, stdout, stderr = runCrumb(t, dir, nil, "run", "--budget", "200", "--timeout", "500ms", "--grace", "1s", "--",
+		"sh", "-c", `trap "" TERM; seq 1 5000; sleep 30`)
+	if code != 124 || !strings.HasPrefix(stdout, "[crumb command: timed out after 500ms (killed by SIGKILL), ") {
+		t.Errorf("projected: exit %d, view %.200q", code, stdout)
+	}
+	if !regexp.MustCompile(`^crumb run: timed out after 500ms \(killed by SIGKILL\); it ignored SIGTERM and ended \d+\.\ds later\n$`).MatchString(stderr) {
+		t.Errorf("projected: stderr %q", stderr)
 	}
 }
 
@@ -244,10 +283,11 @@ func TestRunLargeOutput(t *testing.T) {
 	}
 }
 
-// TestRunInterrupt sends SIGINT to crumb while the command runs: crumb
-// passes it on, still prints the view of what the command wrote, and exits
-// with 130.
-func TestRunInterrupt(t *testing.T) {
+// startRun starts crumb run as a process of its own with args, running
+// the shell script, whose last steps must touch $STARTED; it returns once
+// they have, with the process and its output.
+func startRun(t *testing.T, args []string, script string) (cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
+	t.Helper()
 	needShell(t)
 	crumbBin, err := exec.LookPath("crumb")
 	if err != nil {
@@ -255,27 +295,26 @@ func TestRunInterrupt(t *testing.T) {
 	}
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")
-	cmd := exec.Command(crumbBin, "run", "--budget", "300", "--", "sh", "-c", "seq 1 20000; touch "+started+"; sleep 30")
-	cmd.Env = append(os.Environ(), "CRUMB_STORE="+dir, "CRUMB_GC=off")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd = exec.Command(crumbBin, append(append([]string{"run"}, args...), "--", "sh", "-c", script)...)
+	cmd.Env = append(os.Environ(), "CRUMB_STORE="+dir, "CRUMB_GC=off", "STARTED="+started)
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("the command never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitFor(t, func() bool { return exists(started) })
+	return cmd, stdout, stderr
+}
+
+// TestRunInterrupt sends SIGINT to crumb while the command runs: crumb
+// passes it on, still prints the view of what the command wrote, and exits
+// with 130.
+func TestRunInterrupt(t *testing.T) {
+	cmd, stdout, stderr := startRun(t, []string{"--budget", "300"}, `seq 1 20000; touch "$STARTED"; sleep 30`)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("crumb took %v to end after SIGINT", took)
 	}
@@ -378,5 +417,21 @@ func TestFee(t *testing.T) {
 	}
 	if !strings.HasPrefix(stdout, "[crumb command: exit status 1 (failed), ") {
 		t.Errorf("the exit status is not first:\n%.200s", stdout)
+	}
+}
+
+// TestRunInterruptGrace sends one SIGINT to crumb run while the command
+// cleans up on SIGINT for longer than a moment: the command gets its
+// --grace to finish, and is not killed at once.
+func TestRunInterruptGrace(t *testing.T) {
+	script := `trap 'sleep 1; echo cleaned up; exit 130' INT; echo working; touch "$STARTED"; while :; do sleep 0.1; done`
+	cmd, stdout, stderr := startRun(t, []string{"--grace", "20s"}, script)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("crumb: %v, want exit status 130; stderr %s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "cleaned up") {
+		t.Errorf("the command was not let finish its cleanup; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 }

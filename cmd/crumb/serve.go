@@ -59,12 +59,12 @@ func runServe(e *env, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:8377", "serve at `ADDR` (host:port)")
 	tokensFile := fs.String("tokens", "", "read bearer tokens from `FILE`: lines of TOKEN NAMESPACE")
 	insecure := fs.Bool("insecure", false, "serve without tokens on an address other than loopback")
-	budget := fs.Int("budget", crumb.DefaultBudget, "default view budget in `TOKENS`")
+	budget := budgetFlag(fs, crumb.DefaultBudget, "default view budget in `TOKENS`")
 	maxResult := fs.String("max-result", "1GiB", "largest result body `SIZE` POST /v1/results takes")
 	maxRequest := fs.String("max-request", "64MiB", "largest body `SIZE` of the other routes (a thread to compact, a jq query)")
-	readTimeout := fs.Duration("read-timeout", server.DefaultReadTimeout, "most time to read a request, body included")
-	writeTimeout := fs.Duration("write-timeout", server.DefaultWriteTimeout, "most time to answer a request once its headers are read")
-	shutdown := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long a shutdown waits for requests in flight")
+	readTimeout := durationFlag(fs, "read-timeout", server.DefaultReadTimeout, time.Second, 24*time.Hour, "most time `D` to read a request, body included")
+	writeTimeout := durationFlag(fs, "write-timeout", server.DefaultWriteTimeout, time.Second, 24*time.Hour, "most time `D` to answer a request once its headers are read")
+	shutdown := durationFlag(fs, "shutdown-timeout", server.DefaultShutdownTimeout, 0, time.Hour, "how long `D` a shutdown waits for requests in flight")
 	storeDir := fs.String("store", "", "store `DIR`ectory, one subdirectory per namespace (default $CRUMB_STORE or the user cache directory)")
 	pos, err := parse(e, c, fs, args)
 	if err != nil {
@@ -75,9 +75,6 @@ func runServe(e *env, args []string) error {
 	}
 	opts := server.Options{Budget: *budget, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, ShutdownTimeout: *shutdown,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	if *budget <= 0 {
-		return usagef(c.name, "--budget must be positive")
-	}
 	for _, s := range []struct {
 		flag, v string
 		p       *int64

@@ -12,7 +12,13 @@ func init() {
 	register(&command{
 		name:    "version",
 		summary: "print crumb's version",
-		usage:   "Usage: crumb version\n\nPrints crumb's version, the Go version it was built with and its commit.",
+		usage: `Usage: crumb version
+
+Prints crumb's version, the Go version it was built with and its commit.
+
+Examples:
+  crumb version
+  crumb --version`,
 		run: func(e *env, args []string) error {
 			c := commands["version"]
 			fs := newFlags(e, c)

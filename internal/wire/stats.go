@@ -3,22 +3,31 @@ package wire
 import (
 	"strconv"
 
+	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 )
 
 // Stats sums up a store's results as "crumb stats --json" prints them and
 // the sidecar's GET /v1/stats answers: how many are kept, how many were
 // projected, and the bytes and tokens that stayed out of context (each
-// result's size less its view's).
+// result's size less its view's), gross and net of the pages read back.
 type Stats struct {
-	Results     int    `json:"results"`
-	Bytes       int64  `json:"bytes"`
-	Projected   int    `json:"projected"`
-	ViewTokens  int64  `json:"view_tokens"`
-	SavedBytes  int64  `json:"saved_bytes"`
-	SavedTokens int64  `json:"saved_tokens"`
-	EstimatedIn int    `json:"estimated,omitempty"`
-	StorePath   string `json:"store,omitempty"`
+	Results    int   `json:"results"`
+	Bytes      int64 `json:"bytes"`
+	Projected  int   `json:"projected"`
+	ViewTokens int64 `json:"view_tokens"`
+	SavedBytes int64 `json:"saved_bytes"`
+	// SavedTokens is the gross figure: the tokens of the projected
+	// results less those of their first views.
+	SavedTokens int64 `json:"saved_tokens"`
+	// Reads and ReadTokens count the pages read back (recall.Charge) and
+	// their tokens.
+	Reads      int64 `json:"reads"`
+	ReadTokens int64 `json:"read_tokens"`
+	// NetSavedTokens is SavedTokens less ReadTokens.
+	NetSavedTokens int64  `json:"net_saved_tokens"`
+	EstimatedIn    int    `json:"estimated,omitempty"`
+	StorePath      string `json:"store,omitempty"`
 	// Leftovers are files that hold no readable result (interrupted or
 	// running writes, expired or damaged results) but take space.
 	Leftovers     int   `json:"leftovers"`
@@ -31,6 +40,8 @@ func (s *Stats) Add(infos []store.Info) {
 	for _, in := range infos {
 		s.Results++
 		s.Bytes += in.Size
+		s.Reads += attrInt(in, recall.AttrReads)
+		s.ReadTokens += attrInt(in, recall.AttrReadTokens)
 		vt, err1 := strconv.ParseInt(in.Attrs["view_tokens"], 10, 64)
 		vb, err2 := strconv.ParseInt(in.Attrs["view_bytes"], 10, 64)
 		if err1 != nil || err2 != nil {
@@ -46,4 +57,15 @@ func (s *Stats) Add(infos []store.Info) {
 			}
 		}
 	}
+	s.NetSavedTokens = s.SavedTokens - s.ReadTokens
+}
+
+// attrInt returns a whole-number attribute of a record, 0 when absent or
+// malformed (a record is data, and a bad figure must not count).
+func attrInt(in store.Info, key string) int64 {
+	n, err := strconv.ParseInt(in.Attrs[key], 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
