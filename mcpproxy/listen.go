@@ -6,10 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"github.com/crumb-dev/crumb/internal/netaddr"
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,7 +63,7 @@ const sessionHeader = "Mcp-Session-Id"
 
 // ServeHTTP serves one request of the streamable HTTP transport.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) && !isLoopback(r.Host) {
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && netaddr.IsLoopback(local.String()) && !netaddr.IsLoopback(r.Host) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
@@ -193,18 +193,4 @@ func isInitialize(r *http.Request) bool {
 		}
 	}
 	return false
-}
-
-// isLoopback reports whether a host or host:port names a loopback address.
-func isLoopback(addr string) bool {
-	host := addr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/crumb-dev/crumb/internal/netaddr"
 	"io"
-	"net"
 	"regexp"
 	"strings"
 )
@@ -110,15 +110,4 @@ func (t *Tokens) ParseTokens(list string) error {
 
 // IsLoopback reports whether addr (host or host:port) names only loopback
 // addresses. An empty host, which listens on every interface, is not.
-func IsLoopback(addr string) bool {
-	host := addr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func IsLoopback(addr string) bool { return netaddr.IsLoopback(addr) }
