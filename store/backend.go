@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -132,4 +133,38 @@ func MarshalSettings(s Settings) []byte {
 	}
 	data, _ := json.Marshal(sf) // a struct of a string and an int always marshals
 	return data
+}
+
+// ReadChunked implements io.ReaderAt over a result of size bytes stored in
+// ChunkSize chunks: it checks off, then calls piece for each stretch of p
+// that lies within one chunk (pos is the stretch's offset in the result,
+// idx its chunk), in order, and returns io.EOF when p reaches past the end.
+// Backends supply piece, which reads and verifies; ref names the result in
+// errors.
+func ReadChunked(ref Ref, size int64, p []byte, off int64, piece func(dst []byte, pos, idx int64) (int, error)) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("store: reading %s: negative offset %d", ref, off)
+	}
+	if off >= size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) && off+int64(n) < size {
+		pos := off + int64(n)
+		idx := pos / ChunkSize
+		end := min((idx+1)*ChunkSize, size)
+		want := int(min(int64(len(p)-n), end-pos))
+		k, err := piece(p[n:n+want], pos, idx)
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }

@@ -64,39 +64,15 @@ func (o *dirObject) ReadAt(p []byte, off int64) (int, error) {
 	if closed {
 		return 0, fmt.Errorf("store: reading %s: %w", o.info.Ref, os.ErrClosed)
 	}
-	if off < 0 {
-		return 0, fmt.Errorf("store: reading %s: negative offset %d", o.info.Ref, off)
-	}
-	size := o.info.Size
-	if off >= size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	n := 0
-	for n < len(p) && off+int64(n) < size {
-		pos := off + int64(n)
-		idx := pos / ChunkSize
-		end := min((idx+1)*ChunkSize, size)
-		want := int(min(int64(len(p)-n), end-pos))
-		if pos == idx*ChunkSize && pos+int64(want) == end {
-			if err := o.readWhole(p[n:n+want], idx); err != nil {
-				return n, err
+	return ReadChunked(o.info.Ref, o.info.Size, p, off, func(dst []byte, pos, idx int64) (int, error) {
+		if pos == idx*ChunkSize && pos+int64(len(dst)) == min((idx+1)*ChunkSize, o.info.Size) {
+			if err := o.readWhole(dst, idx); err != nil {
+				return 0, err
 			}
-			n += want
-			continue
+			return len(dst), nil
 		}
-		k, err := o.readPart(p[n:n+want], pos, idx)
-		n += k
-		if err != nil {
-			return n, err
-		}
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+		return o.readPart(dst, pos, idx)
+	})
 }
 
 // readPart reads dst at pos, a part of chunk idx, through the chunk buffer.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -191,30 +190,13 @@ func (o *object) ReadAt(p []byte, off int64) (int, error) {
 	if o.closed {
 		return 0, fmt.Errorf("store: reading %s: %w", o.info.Ref, os.ErrClosed)
 	}
-	if off < 0 {
-		return 0, fmt.Errorf("store: reading %s: negative offset %d", o.info.Ref, off)
-	}
-	size := o.info.Size
-	if off >= size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	n := 0
-	for n < len(p) && off+int64(n) < size {
-		pos := off + int64(n)
-		idx := pos / store.ChunkSize
+	return store.ReadChunked(o.info.Ref, o.info.Size, p, off, func(dst []byte, pos, idx int64) (int, error) {
 		chunk, err := o.chunk(idx)
 		if err != nil {
-			return n, err
+			return 0, err
 		}
-		n += copy(p[n:], chunk[pos-idx*store.ChunkSize:])
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
+		return copy(dst, chunk[pos-idx*store.ChunkSize:]), nil
+	})
 }
 
 // chunk returns chunk idx, fetched and verified (or cached).
