@@ -77,8 +77,9 @@ func TestSummaryView(t *testing.T) {
 		t.Fatalf("next: %+v", v.Next)
 	}
 	p, err := recall.Read(context.Background(), st, *v.Next, recall.Options{})
-	if err != nil || !strings.HasPrefix(p.Text, "") || p.Next == nil {
-		t.Fatalf("reading on: %v", err)
+	first, _, _ := strings.Cut(string(deepFail(t).Body), "\n")
+	if err != nil || !strings.Contains(p.Text, first) || p.Next == nil {
+		t.Fatalf("reading on from the summary does not start at the result's first line %q: %v\n%.300s", first, err, p.Text)
 	}
 	// The request carried the intent.
 	raw, _ := json.Marshal(e.Last())
