@@ -99,11 +99,7 @@ func renderSummary(tool string, info store.Info, rc *Receipt, sum *summarize.Sum
 			}
 			b.WriteString("critical facts:\n")
 			for _, f := range sum.Facts {
-				mark := "·"
-				if f.Verified {
-					mark = "✓"
-				}
-				fmt.Fprintf(&b, "  %s %s\n", mark, f.Text)
+				fmt.Fprintf(&b, "  %s %s\n", f.Mark(), f.Text)
 			}
 			continue
 		}

@@ -9,13 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
-	"github.com/crumb-dev/crumb/recall"
-	"github.com/crumb-dev/crumb/store"
 )
 
-func commas(n int) string                        { return textfmt.Int(int64(n)) }
-func sizeText(n int) string                      { return textfmt.Size(int64(n)) }
-func recallRequest(ref store.Ref) recall.Request { return recall.Request{Ref: ref} }
+func commas(n int) string   { return textfmt.Int(int64(n)) }
+func sizeText(n int) string { return textfmt.Size(int64(n)) }
 
 // clipText cuts s to at most n bytes on a rune boundary, marking the cut.
 func clipText(s string, n int) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 )
 
@@ -122,7 +123,7 @@ func (c *Compactor) breadcrumb(tc toolCall, hasCall bool, body []byte, kind stri
 }
 
 func (c *Compactor) hintFor(ref store.Ref) string {
-	return c.opts.Hint(recallRequest(ref))
+	return c.opts.Hint(recall.Request{Ref: ref})
 }
 
 // fold stores messages [first, end) exactly and returns the summary block

@@ -24,7 +24,7 @@ func (l llm) Summarize(ctx context.Context, req SummaryRequest) (string, error) 
 		Tool:   "conversation",
 		Intent: "summarize these earlier turns of an agent's conversation so the agent can continue its task",
 		View:   req.Digest + "\n\nThe messages, as JSON:\n" + string(data),
-		Digest: "history:" + checksum(data),
+		Digest: "history:" + store.Sum(data),
 		Source: bytes.NewReader(data), Size: int64(len(data)),
 	})
 	if err != nil {
@@ -35,16 +35,7 @@ func (l llm) Summarize(ctx context.Context, req SummaryRequest) (string, error) 
 		b.WriteString(o)
 	}
 	for _, f := range sum.Facts {
-		mark := "·"
-		if f.Verified {
-			mark = "✓"
-		}
-		fmt.Fprintf(&b, "\n%s %s", mark, f.Text)
+		fmt.Fprintf(&b, "\n%s %s", f.Mark(), f.Text)
 	}
 	return strings.TrimSpace(b.String()), nil
-}
-
-// checksum names content for the summary cache.
-func checksum(b []byte) string {
-	return store.Sum(b)
 }

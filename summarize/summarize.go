@@ -167,6 +167,15 @@ type Fact struct {
 	Quoted []string `json:"quoted,omitempty"`
 }
 
+// Mark is how a view marks the fact: ✓ when verified, · when it quotes
+// nothing that could be checked.
+func (f Fact) Mark() string {
+	if f.Verified {
+		return "✓"
+	}
+	return "·"
+}
+
 // Summarizer writes summaries. It is safe for concurrent use.
 type Summarizer struct {
 	cfg    Config
