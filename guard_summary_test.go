@@ -139,3 +139,21 @@ func mustStore(t *testing.T) store.Store {
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// TestSummaryViewDeterministic checks invariant 3 with summaries on: the
+// same result projected again gives the same view, from the cache, without
+// asking the model again.
+func TestSummaryViewDeterministic(t *testing.T) {
+	g, _, e := summaryGuard(t, "ok")
+	a, err := g.Project(context.Background(), deepFail(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.Project(context.Background(), deepFail(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Text != b.Text || e.Calls() != 1 || !b.Receipt.Summary.Cached {
+		t.Errorf("same view %v, %d model calls (want 1), cached %v", a.Text == b.Text, e.Calls(), b.Receipt.Summary.Cached)
+	}
+}
