@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // Bounds of the intent focus.
@@ -52,7 +53,7 @@ const (
 // lineCand is a line that matches an intent, with its score.
 type lineCand struct {
 	line  int64
-	lv    matchLevels
+	lv    rank.Levels
 	score float64
 }
 
@@ -60,8 +61,8 @@ type lineCand struct {
 // signature hold and its score.
 type defCand struct {
 	d      *srcDef
-	name   matchLevels // levels in its name
-	sig    matchLevels // levels in its signature
+	name   rank.Levels // levels in its name
+	sig    rank.Levels // levels in its signature
 	prior  float64     // score of its name and signature
 	score  float64     // full score, doc and body included
 	inner  float64     // score of its best line, its name and signature as one
@@ -73,13 +74,13 @@ type defCand struct {
 // the runners-up) and the line that scores highest, when no definition
 // shown holds it, with the lines that enclose it.
 func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
-	words := intentWords(v.args.intent)
+	it := rank.Parse(v.args.intent)
 	asked := "intent " + strconv.Quote(fileClip(v.args.intent, 60))
-	if len(words) == 0 {
+	if len(it.Words) == 0 {
 		return nil, nil
 	}
-	m := newIntentMatcher(words, v.args.intent)
-	n := len(m.words)
+	m := rank.NewMatcher(it)
+	n := m.N()
 	st, lines, err := v.intentLines(ctx, m)
 	if err != nil {
 		return nil, err
@@ -92,9 +93,9 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 	if len(lines) > 0 {
 		best = lines[0]
 	}
-	good := best.lv.count(n) >= min(2, n)
+	good := best.lv.Count(n) >= min(2, n)
 	for i := 0; i < n && !good; i++ {
-		good = best.lv.at(i) >= levelForm
+		good = best.lv.At(i) >= rank.Form
 	}
 	if len(defs) == 0 && !good {
 		return &focusPlan{note: fmt.Sprintf("[the read's %s matches no definition or line; showing the head and the tail]", asked)}, nil
@@ -152,10 +153,10 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 
 // nameLevels returns the levels at which the words are met in a
 // definition's names.
-func (m *intentMatcher) nameLevels(d *srcDef) matchLevels {
-	lv := m.levels([]byte(d.name))
+func nameLevels(m *rank.Matcher, d *srcDef) rank.Levels {
+	lv := m.Levels([]byte(d.name))
 	if d.alt != "" {
-		lv = lv.merge(m.levels([]byte(d.alt)))
+		lv = lv.Merge(m.Levels([]byte(d.alt)))
 	}
 	return lv
 }
@@ -179,17 +180,17 @@ func (v *fileView) defHead(d *srcDef) focusRegion {
 
 // intentLines scans the lines once: it counts the lines that hold each word
 // and returns the best lines, best first.
-func (v *fileView) intentLines(ctx context.Context, m *intentMatcher) (*termStats, []lineCand, error) {
-	st := newTermStats(len(m.words))
-	sets := map[matchLevels][]int64{}
+func (v *fileView) intentLines(ctx context.Context, m *rank.Matcher) (*rank.Stats, []lineCand, error) {
+	st := rank.NewStats(m)
+	sets := map[rank.Levels][]int64{}
 	s := newLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
 	for s.Scan() {
 		t := s.text
 		if v.nb.on {
 			t = stripNumber(t)
 		}
-		lv := m.levels(t)
-		st.add(lv)
+		lv := m.Levels(t)
+		st.Add(lv)
 		if lv == 0 {
 			continue
 		}
@@ -202,7 +203,7 @@ func (v *fileView) intentLines(ctx context.Context, m *intentMatcher) (*termStat
 	}
 	var out []lineCand
 	for lv, ls := range sets {
-		score := st.lineScore(lv)
+		score := st.Score(lv)
 		for _, l := range ls {
 			out = append(out, lineCand{line: l, lv: lv, score: score})
 		}
@@ -222,7 +223,7 @@ func (v *fileView) intentLines(ctx context.Context, m *intentMatcher) (*termStat
 // intentDefs returns the definitions that best match the intent: the best
 // and the runners-up whose heads deserve a place, best first.
 // It also returns the last definitions that start before the best line.
-func (v *fileView) intentDefs(ctx context.Context, m *intentMatcher, st *termStats, lines []lineCand) ([]defCand, []*srcDef, error) {
+func (v *fileView) intentDefs(ctx context.Context, m *rank.Matcher, st *rank.Stats, lines []lineCand) ([]defCand, []*srcDef, error) {
 	cands, before, err := v.rankDefs(ctx, m, st, lines)
 	if err != nil || len(cands) == 0 {
 		return nil, before, err
@@ -235,11 +236,10 @@ func (v *fileView) intentDefs(ctx context.Context, m *intentMatcher, st *termSta
 // full (name, doc comment and signature, body), best first. It also
 // returns the last definitions that start before the best line, innermost
 // last.
-func (v *fileView) rankDefs(ctx context.Context, m *intentMatcher, st *termStats, lines []lineCand) ([]defCand, []*srcDef, error) {
+func (v *fileView) rankDefs(ctx context.Context, m *rank.Matcher, st *rank.Stats, lines []lineCand) ([]defCand, []*srcDef, error) {
 	if v.defs.lang == nil {
 		return nil, nil, nil
 	}
-	n := len(m.words)
 	var cands []defCand
 	// before[i] holds the last definitions that start before lines[i].
 	before := make([][]*srcDef, len(lines))
@@ -255,15 +255,15 @@ func (v *fileView) rankDefs(ctx context.Context, m *intentMatcher, st *termStats
 				before[i] = r
 			}
 		}
-		c := defCand{d: d, name: m.nameLevels(d), sig: m.levels([]byte(d.text))}
+		c := defCand{d: d, name: nameLevels(m, d), sig: m.Levels([]byte(d.text))}
 		if c.name == 0 && c.sig == 0 {
 			return
 		}
-		t := newDefTerms(n)
-		t.add(c.name, fieldName)
-		t.add(c.sig, fieldHead)
-		t.exactName(m, d.name)
-		c.prior = t.score(st, 1, 1)
+		t := rank.NewFields(m)
+		t.Add(c.name, rank.FieldName)
+		t.Add(c.sig, rank.FieldHead)
+		t.ExactName(m, d.name)
+		c.prior = t.Score(st, 1, 1)
 		cands = insertCand(cands, c, maxIntentCands)
 	})
 	if err != nil {
@@ -284,7 +284,7 @@ func (v *fileView) rankDefs(ctx context.Context, m *intentMatcher, st *termStats
 		if in == nil || hasCand(cands, in) {
 			continue
 		}
-		cands = append(cands, defCand{d: in, name: m.nameLevels(in), sig: m.levels([]byte(in.text))})
+		cands = append(cands, defCand{d: in, name: nameLevels(m, in), sig: m.Levels([]byte(in.text))})
 	}
 	if len(cands) == 0 {
 		return nil, chain, nil
@@ -394,13 +394,13 @@ func insertCand(cs []defCand, c defCand, k int) []defCand {
 
 // scoreDef reads a candidate's lines and scores it in full: its name, its
 // doc comment and signature, its body.
-func (v *fileView) scoreDef(ctx context.Context, m *intentMatcher, st *termStats, c *defCand, avg float64) (float64, error) {
+func (v *fileView) scoreDef(ctx context.Context, m *rank.Matcher, st *rank.Stats, c *defCand, avg float64) (float64, error) {
 	d := c.d
-	t := newDefTerms(len(m.words))
-	t.add(c.name, fieldName)
-	t.add(c.sig, fieldHead)
-	t.exactName(m, d.name)
-	c.inner, c.innerN = st.lineScore(c.name.merge(c.sig)), d.line
+	t := rank.NewFields(m)
+	t.Add(c.name, rank.FieldName)
+	t.Add(c.sig, rank.FieldHead)
+	t.ExactName(m, d.name)
+	c.inner, c.innerN = st.Score(c.name.Merge(c.sig)), d.line
 	end := min(max(d.end, d.line), d.start+maxDefScan-1)
 	sc, err := v.scanFrom(ctx, d.start)
 	if err != nil {
@@ -414,20 +414,20 @@ func (v *fileView) scoreDef(ctx context.Context, m *intentMatcher, st *termStats
 		if v.nb.on {
 			text = stripNumber(text)
 		}
-		w := fieldBody
+		w := rank.FieldBody
 		if sc.line < d.line {
-			w = fieldHead
+			w = rank.FieldHead
 		}
-		lv := m.levels(text)
-		t.add(lv, w)
-		if ls := st.lineScore(lv); ls > c.inner {
+		lv := m.Levels(text)
+		t.Add(lv, w)
+		if ls := st.Score(lv); ls > c.inner {
 			c.inner, c.innerN = ls, sc.line
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return 0, err
 	}
-	return t.score(st, float64(max(d.end, d.line)-d.start+1), avg), nil
+	return t.Score(st, float64(max(d.end, d.line)-d.start+1), avg), nil
 }
 
 // lineRegions is what a view shows for a line that matches: the block it

@@ -1,0 +1,302 @@
+package rank
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Matching an intent's words against the units of a result, the way a
+// search engine ranks documents: a word is met in the identifiers of a
+// text, split at their camelCase and snake_case joints ("tryPutIdleConn"
+// holds try, put, idle and conn): exactly (the text names it alone, not as
+// part of a longer name: "lodash" in "lodash@4.17.21" but not in
+// "lodash.merge"), whole, in another form (a plural, a stem) or only in
+// part (an abbreviation such as "conn" for "connection", a piece of a
+// compound such as "proxy" in "reverseproxy").
+
+// Level is how a word is met in a text, weakest first.
+type Level int
+
+// The levels.
+const (
+	None  Level = iota
+	Part        // an abbreviation, a stem with a long ending, a piece of a compound
+	Form        // another form (plural, stem), or whole parts of a compound
+	Whole       // the word itself, as a part of an identifier
+	Exact       // the word alone: a name or key equal to it, not part of a longer one
+)
+
+// levelWeight is what a match of each level counts for.
+var levelWeight = [...]float64{0, 0.4, 0.8, 1, 1.25}
+
+// Weight is what a match at level l counts for.
+func (l Level) Weight() float64 { return levelWeight[l] }
+
+// Levels packs the level of every word met in one text, 3 bits a word,
+// and in its top 16 bits the keys met whole.
+type Levels uint64
+
+const keyShift = 3 * MaxWords
+
+// At returns the level of word i.
+func (l Levels) At(i int) Level { return Level(l>>(3*i)) & 7 }
+
+// Raise raises the level of word i to level, if higher.
+func (l *Levels) Raise(i int, level Level) {
+	if level > l.At(i) {
+		*l = *l&^(7<<(3*i)) | Levels(level)<<(3*i)
+	}
+}
+
+// Key reports whether key i is met whole.
+func (l Levels) Key(i int) bool { return l>>(keyShift+i)&1 == 1 }
+
+// Keys counts the keys met whole.
+func (l Levels) Keys() int {
+	n := 0
+	for k := l >> keyShift; k != 0; k &= k - 1 {
+		n++
+	}
+	return n
+}
+
+// Merge returns, word by word, the higher of two levels, and the keys of
+// both.
+func (l Levels) Merge(o Levels) Levels {
+	for i := 0; i < MaxWords; i++ {
+		l.Raise(i, o.At(i))
+	}
+	return l | o&^(1<<keyShift-1)
+}
+
+// Count returns the number of the first n words met, at any level.
+func (l Levels) Count(n int) int {
+	c := 0
+	for i := 0; i < n; i++ {
+		if l.At(i) > None {
+			c++
+		}
+	}
+	return c
+}
+
+// Best returns the highest level any word is met at.
+func (l Levels) Best() Level {
+	b := None
+	for i := 0; i < MaxWords; i++ {
+		b = max(b, l.At(i))
+	}
+	return b
+}
+
+// Matcher finds the words and keys of an intent in texts. It keeps scratch
+// space: one Matcher serves one goroutine.
+type Matcher struct {
+	it    *Intent
+	keys  [][]byte // each word's first three letters: a text must hold one
+	low   []byte   // scratch: the lower-case text
+	ident []byte   // scratch: one identifier, lower case, without underscores
+	parts [][2]int
+}
+
+// NewMatcher compiles a matcher for an intent.
+func NewMatcher(it *Intent) *Matcher {
+	m := &Matcher{it: it}
+	for _, w := range it.Words {
+		m.keys = append(m.keys, []byte(w.Text[:min(3, len(w.Text))]))
+	}
+	return m
+}
+
+// Intent returns the intent the matcher finds.
+func (m *Matcher) Intent() *Intent { return m.it }
+
+// N returns the number of words matched.
+func (m *Matcher) N() int { return len(m.it.Words) }
+
+// Levels returns the level at which each word is met in text, and the keys
+// met whole.
+func (m *Matcher) Levels(text []byte) Levels {
+	var lv Levels
+	if m.it.Empty() {
+		return 0
+	}
+	m.low = AppendLower(m.low[:0], text)
+	for i, k := range m.it.Keys {
+		if i < 16 && bounded(m.low, k) {
+			lv |= 1 << (keyShift + i)
+		}
+	}
+	any := false
+	for _, k := range m.keys {
+		if bytes.Contains(m.low, k) {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return lv
+	}
+	for i := 0; i < len(text); {
+		if !IsIdentByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && IsIdentByte(text[j]) {
+			j++
+		}
+		for _, k := range m.keys {
+			if bytes.Contains(m.low[i:j], k) {
+				m.matchIdent(text[i:j], m.low[i:j], &lv)
+				if alone(m.low, i, j) {
+					for w, wd := range m.it.Words {
+						if string(m.low[i:j]) == wd.Text {
+							lv.Raise(w, Exact)
+						}
+					}
+				}
+				break
+			}
+		}
+		i = j
+	}
+	return lv
+}
+
+// alone reports whether the identifier low[i:j] stands alone: not joined
+// to another name by a dash or a dot ("lodash" in "lodash.merge" or
+// "core-js" does not).
+func alone(low []byte, i, j int) bool {
+	joined := func(k int) bool { return k >= 0 && k < len(low) && IsIdentByte(low[k]) }
+	if i > 0 && (low[i-1] == '-' || low[i-1] == '.') && joined(i-2) {
+		return false
+	}
+	if j < len(low) && (low[j] == '-' || low[j] == '.') && joined(j+1) {
+		return false
+	}
+	return true
+}
+
+// bounded reports whether low holds key where it is not part of a longer
+// name.
+func bounded(low []byte, key string) bool {
+	for off := 0; ; {
+		k := bytes.Index(low[off:], []byte(key))
+		if k < 0 {
+			return false
+		}
+		i, j := off+k, off+k+len(key)
+		if (i == 0 || !IsIdentByte(low[i-1]) && low[i-1] != '-') && (j == len(low) || !IsIdentByte(low[j]) && low[j] != '-') && alone(low, i, j) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// matchIdent raises the levels of the words met in one identifier: id as
+// written, low in lower case.
+func (m *Matcher) matchIdent(id, low []byte, lv *Levels) {
+	// The identifier's parts, as offsets into m.ident (id lower-cased
+	// without its underscores).
+	m.ident, m.parts = m.ident[:0], m.parts[:0]
+	for k := 0; k < len(id); k++ {
+		c := id[k]
+		if c == '_' {
+			continue
+		}
+		start := len(m.parts) == 0 || id[k-1] == '_'
+		if k > 0 && !start {
+			p := id[k-1]
+			start = IsUpper(c) && (IsLower(p) || IsDigit(p)) ||
+				IsUpper(c) && IsUpper(p) && k+1 < len(id) && IsLower(id[k+1]) ||
+				IsDigit(c) != IsDigit(p) && c < 0x80 && p < 0x80
+		}
+		if start {
+			m.parts = append(m.parts, [2]int{len(m.ident), len(m.ident)})
+		}
+		m.ident = append(m.ident, low[k])
+		m.parts[len(m.parts)-1][1] = len(m.ident)
+	}
+	joined := string(m.ident)
+	for i, w := range m.it.Words {
+		if lv.At(i) >= Whole || !strings.Contains(joined, w.Text[:len(m.keys[i])]) {
+			continue
+		}
+		lv.Raise(i, m.levelIn(w, joined))
+	}
+}
+
+// levelIn is the level at which w is met in one identifier.
+func (m *Matcher) levelIn(w Word, joined string) Level {
+	if joined == w.Text {
+		return Whole
+	}
+	best := None
+	for _, p := range m.parts {
+		t := joined[p[0]:p[1]]
+		switch {
+		case t == w.Text || strings.HasPrefix(t, w.Text) && len(t)-len(w.Text) <= 2,
+			len(t) >= 4 && strings.HasPrefix(w.Text, t) && len(w.Text)-len(t) <= 2:
+			// The word, or it with or without a short ending.
+			return Whole
+		case t == w.Stem || strings.HasPrefix(t, w.Stem) && len(t)-len(w.Stem) <= 4:
+			best = max(best, Form)
+		case !w.Ident && isAbbrev(t, w.Text), strings.HasPrefix(t, w.Stem):
+			best = max(best, Part)
+		}
+	}
+	if best < Form && len(m.parts) > 1 {
+		// Whole parts of a compound: "calltoolresult" at the start of
+		// CallToolResultSchema, which is about it; further in, as in
+		// CompatibilityCallToolResult, only in part.
+		for _, a := range m.parts {
+			if !strings.HasPrefix(joined[a[0]:], w.Text) {
+				continue
+			}
+			end := a[0] + len(w.Text)
+			for _, b := range m.parts {
+				if b[1] == end && a[0] == 0 {
+					return Form
+				}
+				if b[1] == end {
+					best = Part
+				}
+			}
+		}
+	}
+	if best < Part && len(w.Text) >= 5 && strings.Contains(joined, w.Text) {
+		best = Part
+	}
+	return best
+}
+
+// isAbbrev reports whether an identifier's part abbreviates a word: "conn"
+// or "conns" for "connection".
+func isAbbrev(part, word string) bool {
+	if len(part) > 3 && part[len(part)-1] == 's' {
+		part = part[:len(part)-1]
+	}
+	return len(part) >= 3 && strings.HasPrefix(word, part)
+}
+
+// NamesPath reports whether a path (as a result shows it: a file header of
+// a bundle, an entry of a listing, a file:line location) is one the intent
+// names: it ends with one of the intent's paths, or holds it between
+// slashes.
+func (it *Intent) NamesPath(p string) bool {
+	if it == nil || len(it.Paths) == 0 {
+		return false
+	}
+	low := strings.ToLower(strings.TrimSuffix(p, "/"))
+	for _, q := range it.Paths {
+		q = strings.TrimSuffix(q, "/")
+		if q == "" {
+			continue
+		}
+		if low == q || strings.HasSuffix(low, "/"+q) || strings.HasPrefix(low, q+"/") || strings.Contains(low, "/"+q+"/") {
+			return true
+		}
+	}
+	return false
+}
