@@ -21,6 +21,9 @@ func NewStats(m *Matcher) *Stats {
 // Add counts one unit's levels.
 func (s *Stats) Add(lv Levels) {
 	s.units++
+	if lv == 0 {
+		return
+	}
 	for i := range s.any {
 		switch l := lv.At(i); {
 		case l >= Form:
