@@ -5,7 +5,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"fmt"
-		"slices"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,12 +81,12 @@ type hitMember struct {
 
 // hitAcc gathers the matches of one open container.
 type hitAcc struct {
-	lv          rank.Levels // words and keys met by its key and its members
-	own         rank.Levels // those its own key holds
-	best        int         // the strongest match of its key and members
-	n           int // matching members
-	members     [hitMembers]hitMember
-	kept        int
+	lv      rank.Levels // words and keys met by its key and its members
+	own     rank.Levels // those its own key holds
+	best    int         // the strongest match of its key and members
+	n       int         // matching members
+	members [hitMembers]hitMember
+	kept    int
 }
 
 // jsonHit is a candidate: a container with matches.
