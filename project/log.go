@@ -397,13 +397,10 @@ func (s *logScan) add(line []byte, off, num int64) {
 	if sev >= sevWarn && ll.hit.spell != "" {
 		s.addSpell(sev, ll.hit.spell)
 	}
-	var mask uint32
-	if s.intent != nil {
-		mask = s.intent.match(line)
-	}
+	lv := s.intent.match(line)
 	id := s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
-	if mask != 0 {
-		s.intent.add(mask, id, occ)
+	if lv != 0 {
+		s.intent.add(lv, id, occ)
 	}
 	if id == drain.Other {
 		o := &s.others[sev]

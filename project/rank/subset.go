@@ -1,0 +1,44 @@
+package rank
+
+import "math/bits"
+
+// Without returns the intent without the words drop reports: words that
+// name the result or the act of reading it ("log", "listing", "tree")
+// rather than what is sought in it. Its keys and paths stay.
+func (it *Intent) Without(drop func(Word) bool) *Intent {
+	out := *it
+	out.Words = nil
+	for _, w := range it.Words {
+		if !drop(w) {
+			out.Words = append(out.Words, w)
+		}
+	}
+	return &out
+}
+
+// Words returns the words met at any level, as a bit set: bit i for word i.
+func (l Levels) Words() uint32 {
+	var w uint32
+	for i := range MaxWords {
+		if l.At(i) > None {
+			w |= 1 << i
+		}
+	}
+	return w
+}
+
+// NWords counts the words of a bit set such as Words returns.
+func NWords(set uint32) int { return bits.OnesCount32(set) }
+
+// AddUnmatched counts n units that hold none of the words: a scan that
+// matches only some of its units counts the rest at the end.
+func (s *Stats) AddUnmatched(n int64) { s.units += max(n, 0) }
+
+// DF returns how many units hold word i at a level: whole or in another
+// form for Form and above, at any level below.
+func (s *Stats) DF(i int, level Level) int64 {
+	if level >= Form {
+		return s.whole[i]
+	}
+	return s.any[i]
+}
