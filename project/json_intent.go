@@ -213,17 +213,7 @@ func (p *jsonPass) intentMember(f *frame, t jsonscan.Token, idx int64, lv rank.L
 
 // strength ranks the members of one container: by the levels of the words
 // they hold and the keys they hold whole.
-func (m hitMember) strength() int { return levelSum(m.lv) }
-
-// levelSum adds up the levels of the words met and counts each key met
-// whole as an exact word.
-func levelSum(lv rank.Levels) int {
-	s := lv.Keys() * int(rank.Exact)
-	for i := range rank.MaxWords {
-		s += int(lv.At(i))
-	}
-	return s
-}
+func (m hitMember) strength() int { return m.lv.Sum() }
 
 // intentScalar matches a scalar value (and its key) of the innermost
 // container.
@@ -262,7 +252,7 @@ func (p *jsonPass) intentOpen(parent, f *frame) {
 // matchStrength ranks one key or value: by the levels of what it holds,
 // then by how much of it they make up.
 func matchStrength(lv rank.Levels, tight uint8) int {
-	return levelSum(lv)*9 + int(tight)
+	return lv.Sum()*9 + int(tight)
 }
 
 // score is a candidate's intent score: its words and keys weighed by their

@@ -105,6 +105,9 @@ type Matcher struct {
 	// word i, bit MaxWords+k for key k. One pass over a text with it finds
 	// the words it may hold; a table this small stays in the nearest cache.
 	pair [64 * 64]uint32
+	// tri holds the first three letters of each word and key, by their
+	// bits in pair.
+	tri [MaxWords + maxKeys][3]byte
 	// noFilter turns the pass off, for the tests that check it loses
 	// nothing.
 	noFilter bool
@@ -153,10 +156,12 @@ func NewMatcher(it *Intent) *Matcher {
 		m.text = append(m.text, []byte(w.Text))
 		m.stem = append(m.stem, []byte(w.Stem))
 		m.pair[int(byteClass[k[0]])<<6|int(byteClass[k[1]])] |= 1 << i
+		m.tri[i] = [3]byte{k[0], k[1], k[2]}
 	}
 	for i, k := range it.Keys {
 		if i < maxKeys {
 			m.pair[int(byteClass[k[0]])<<6|int(byteClass[k[1]])] |= 1 << (MaxWords + i)
+			m.tri[MaxWords+i] = [3]byte{k[0], k[1], k[2]}
 		}
 	}
 	return m
@@ -181,20 +186,16 @@ func (m *Matcher) candidates(text []byte) uint32 {
 	if len(text) < 3 {
 		return 0
 	}
-	prev := int(byteClass[text[0]])
+	pair, tri := &m.pair, &m.tri
+	prev := uint(byteClass[text[0]])
 	for i := 1; i < len(text)-1; i++ {
-		cur := int(byteClass[text[i]])
-		set := m.pair[prev<<6|cur] &^ found
+		cur := uint(byteClass[text[i]])
+		set := pair[(prev<<6|cur)&(64*64-1)] &^ found
 		prev = cur
 		for set != 0 {
-			b := bits.TrailingZeros32(set)
+			b := bits.TrailingZeros32(set) & (MaxWords + maxKeys - 1)
 			set &= set - 1
-			var k string
-			if b < MaxWords {
-				k = m.it.Words[b].Text
-			} else {
-				k = m.it.Keys[b-MaxWords]
-			}
+			k := &tri[b]
 			if lowerByte[text[i-1]] == k[0] && lowerByte[text[i]] == k[1] && lowerByte[text[i+1]] == k[2] {
 				found |= 1 << b
 				if found == all {

@@ -42,3 +42,18 @@ func (s *Stats) DF(i int, level Level) int64 {
 	}
 	return s.any[i]
 }
+
+// The bits of Levels that hold the 1, 2 and 4 of each word's level.
+const (
+	levelBits1 Levels = 0o111111111111111111111111111111111111111111111111 & (1<<keyShift - 1)
+	levelBits2        = levelBits1 << 1
+	levelBits4        = levelBits1 << 2
+)
+
+// Sum adds up the levels of the words met, counting each key met whole as
+// a word met exactly: a measure of how much of the intent one text holds,
+// before the words' rarity.
+func (l Levels) Sum() int {
+	return bits.OnesCount64(uint64(l&levelBits1)) + 2*bits.OnesCount64(uint64(l&levelBits2)) +
+		4*bits.OnesCount64(uint64(l&levelBits4)) + l.Keys()*int(Exact)
+}

@@ -29,4 +29,9 @@ func TestStatsDF(t *testing.T) {
 	if w := lv.Words(); w != 1|1<<3 || NWords(w) != 2 {
 		t.Errorf("words %b", w)
 	}
+	lv.Raise(MaxWords-1, Exact)
+	lv |= 1 << (keyShift + 2)
+	if got, want := lv.Sum(), int(Part+Whole+Exact+Exact); got != want {
+		t.Errorf("sum %d, want %d", got, want)
+	}
 }
