@@ -134,10 +134,10 @@ func (it *logIntent) best(total int64) []logIntentPick {
 		if len(out) >= logIntentShown || p.score < top*logIntentShare {
 			break
 		}
-		w := p.key.lv.Words()
+		w := p.key.lv.Words(rank.Part)
 		dominated := false
 		for _, q := range out {
-			if b := q.key.lv.Words(); w&b == w && w != b {
+			if b := q.key.lv.Words(rank.Part); w&b == w && w != b {
 				dominated = true
 				break
 			}

@@ -16,11 +16,12 @@ func (it *Intent) Without(drop func(Word) bool) *Intent {
 	return &out
 }
 
-// Words returns the words met at any level, as a bit set: bit i for word i.
-func (l Levels) Words() uint32 {
+// Words returns the words met at least at a level, as a bit set: bit i for
+// word i.
+func (l Levels) Words(least Level) uint32 {
 	var w uint32
 	for i := range MaxWords {
-		if l.At(i) > None {
+		if l.At(i) >= max(least, Part) {
 			w |= 1 << i
 		}
 	}
