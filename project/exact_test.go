@@ -101,7 +101,7 @@ func firstMatch(view string) string {
 		if m := focusLine.FindStringSubmatch(l); m != nil {
 			at := strings.ReplaceAll(m[1]+m[2], ",", "")
 			for _, x := range lines {
-				if n := strings.IndexByte(x, '\t'); n > 0 && strings.TrimSpace(x[:n]) == at {
+				if n := strings.IndexByte(x, '\t'); n > 0 && strings.ReplaceAll(strings.TrimSpace(x[:n]), ",", "") == at {
 					return x[n+1:]
 				}
 			}
@@ -111,4 +111,70 @@ func firstMatch(view string) string {
 }
 
 // focusLine is a file view's note on the line or definition it centres on.
-var focusLine = regexp.MustCompile(`^\[focus: (?:line ([0-9,]+)|.*\(lines? ([0-9,]+))`)
+var focusLine = regexp.MustCompile(`^\[focus: (?:line ([0-9,]+)|.*?\(lines? ([0-9,]+))`)
+
+// bundleCases read bundles of many files with an intent that names a
+// function and the file or directory it lives in: the view centres on that
+// function in that file, not on one of the same name, or of a name that
+// shares its start, in another.
+var bundleCases = []struct {
+	name, fixture, args string
+	want                string // the line the focus is on
+	in                  string // the path of the part it must be in
+}{
+	{
+		name: "gitingest-file", fixture: "bundle-gitingest",
+		args: `{"path": "digest.txt", "intent": "the Equal function in require/require.go"}`,
+		want: "func Equal(t TestingT, expected interface{}, actual interface{}, msgAndArgs ...interface{}) {", in: "require/require.go",
+	},
+	{
+		// require/require.go has a func Error too, without the bool.
+		name: "gitingest-dir", fixture: "bundle-gitingest",
+		args: `{"path": "digest.txt", "intent": "the Error function in assert/"}`,
+		want: "func Error(t TestingT, err error, msgAndArgs ...interface{}) bool {", in: "assert/assertions.go",
+	},
+	{
+		name: "read-multiple-files", fixture: "bundle-multiple",
+		args: `{"path": "read_multiple_files.txt", "intent": "the Error function in require/require.go"}`,
+		want: "func Error(t TestingT, err error, msgAndArgs ...interface{}) {", in: "/work/testify/require/require.go",
+	},
+	{
+		name: "git-diff", fixture: "bundle-diff",
+		args: `{"path": "testify.diff", "intent": "the Equal hunk of require/require.go"}`,
+		want: "@@ -180,7 +180,7 @@ func Equal(t TestingT, expected interface{}, actual interface{}, msgAndArgs ...i", in: "require/require.go",
+	},
+	{
+		name: "git-diff-subset", fixture: "bundle-diff",
+		args: `{"path": "testify.diff", "intent": "Subset in assert/assertions.go"}`,
+		want: "@@ -1031,10 +1032,10 @@ func Subset(t TestingT, list, subset interface{}, msgAndArgs ...interface{}) (ok", in: "assert/assertions.go",
+	},
+	{
+		name: "grep-rn", fixture: "bundle-grep",
+		args: `{"path": "grep.txt", "intent": "LessOrEqual in assert/assertion_compare.go"}`,
+		want: "./assert/assertion_compare.go:430:func LessOrEqual(t TestingT, e1 interface{}, e2 interface{}, msgAndArgs ...interface{}) bool {", in: "./assert/assertion_compare.go",
+	},
+}
+
+func TestBundleNamedPath(t *testing.T) {
+	for _, c := range bundleCases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := os.ReadFile(filepath.Join("testdata", "exact", c.fixture, "output"))
+			if err != nil {
+				t.Fatalf("%v (regenerate with testdata/exact/make.sh)", err)
+			}
+			in := testInput(t, out, 2000)
+			in.Put = fakeStore{}.put
+			in.Args = json.RawMessage(c.args)
+			view, err := Project(context.Background(), KindFile, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first := firstMatch(view.Text); first != c.want {
+				t.Errorf("the focus is on %q, not %q:\n%s", first, c.want, view.Text)
+			}
+			if !strings.Contains(view.Text, "; in the part headed by "+c.in+"]") {
+				t.Errorf("the note does not name the part %s:\n%s", c.in, view.Text)
+			}
+		})
+	}
+}

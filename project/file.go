@@ -71,6 +71,9 @@ type fileView struct {
 	args fileArgs
 	defs *defFinder
 	l    layout
+	// bundle tracks the regions of a bundle of files that the intent's
+	// paths name (see bundle.go); nil without an intent or paths.
+	bundle *bundleRegions
 }
 
 func newFileView(in *Input) (*fileView, error) {

@@ -65,5 +65,5 @@ for f in $files; do
 done
 mkdir -p "$here/bundle-diff" "$here/bundle-grep"
 cd "$tmp" && ln -s "$old" a && ln -s "$new" b
-git -c core.quotepath=off diff --no-index a/ b/ > "$here/bundle-diff/output" || true
+git -c core.quotepath=off diff --no-index --no-prefix a/ b/ > "$here/bundle-diff/output" || true
 cd "$new" && grep -rn 'func .*Equal' --include='*.go' . > "$here/bundle-grep/output"
