@@ -32,7 +32,7 @@ const (
 	maxIntentPerWord = 48   // candidates kept for each word of the intent
 	maxIntentContext = 32   // directory lines kept above one match
 	maxMatchCombos   = 4096 // combinations of words held counted apart
-	intentKeepRatio  = 0.3  // a match scoring under this share of the best is left out
+	intentKeepRatio  = 0.2  // a match scoring under this share of the best is left out: an entry of a directory the intent names exactly scores about a quarter of the directory
 )
 
 // lineAt is where one line of a listing is: its number and its offset.
@@ -44,10 +44,8 @@ type dirMatch struct {
 	ctx   []lineAt // the lines that say where it is, outermost first
 	depth int
 	// name and dir are the levels at which its own name and the
-	// directories above it meet the words; exact marks a name (without
-	// its extension) that is one of the words.
+	// directories above it meet the words.
 	name, dir rank.Levels
-	exact     bool
 	raw       int // its levels summed, the name's twice, before the words' rarity
 	score     float64
 }
@@ -146,6 +144,11 @@ func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
 		name, dir = e.path[i+1:], e.path[:i]
 	}
 	nameLv, dirLv := m.m.Levels(name), m.m.Levels(dir)
+	if i := bytes.IndexByte(name, '.'); i > 0 && nameLv != 0 {
+		// Without its extension, a name may be a word exactly: "malloc"
+		// in "malloc.go".
+		nameLv = nameLv.Merge(m.m.Levels(name[:i]))
+	}
 	lv := nameLv.Merge(dirLv)
 	m.st.Add(lv)
 	if lv == 0 {
@@ -176,7 +179,7 @@ func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
 			continue
 		}
 		if x == nil {
-			x = &dirMatch{at: lineAt{e.line, e.off}, depth: e.depth, name: nameLv, dir: dirLv, raw: raw, exact: m.exactName(name)}
+			x = &dirMatch{at: lineAt{e.line, e.off}, depth: e.depth, name: nameLv, dir: dirLv, raw: raw}
 			ctx := e.ctx
 			if len(ctx) > maxIntentContext {
 				ctx = ctx[len(ctx)-maxIntentContext:]
@@ -190,20 +193,6 @@ func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
 			heap.Fix(b, 0)
 		}
 	}
-}
-
-// exactName reports a name that, without its extension, is one of the
-// words: "malloc.go" for "malloc".
-func (m *dirMatcher) exactName(name []byte) bool {
-	if i := bytes.IndexByte(name, '.'); i > 0 {
-		name = name[:i]
-	}
-	for _, w := range m.m.Intent().Words {
-		if strings.EqualFold(string(name), w.Text) {
-			return true
-		}
-	}
-	return false
 }
 
 // matchWorse reports whether x ranks below an entry of raw score raw, at
@@ -250,13 +239,6 @@ func (m *dirMatcher) ranked() []*dirMatch {
 			t := rank.NewFields(m.m)
 			t.Add(x.name, rank.FieldName)
 			t.Add(x.dir, rank.FieldHead)
-			if x.exact {
-				for i, w := range m.m.Intent().Words {
-					if x.name.At(i) > rank.None {
-						t.ExactName(m.m, w.Text)
-					}
-				}
-			}
 			x.score = t.Score(m.st, 1, 1)
 			out = append(out, x)
 		}
