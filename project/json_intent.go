@@ -126,8 +126,10 @@ type intentState struct {
 	// st counts the keys and values read that hold each word.
 	st   *rank.Stats
 	pool []*jsonHit
-	// floor is the weakest score kept at the last trim of the pool.
-	floor float64
+	// floor is the weakest candidate kept at the last trim of the pool:
+	// its score and tie-break.
+	floor    float64
+	floorTie int
 	free  []*hitAcc
 }
 
@@ -296,8 +298,8 @@ func (p *jsonPass) intentClose(g *frame, end int64) error {
 	if g.depth < 0 || g.depth >= hitMaxDepth {
 		return nil
 	}
-	score := is.score(a.lv, a.own, g.n)
-	if len(is.pool) >= hitPool && score < is.floor {
+	score, tie := is.score(a.lv, a.own, g.n), tieBreak(a.best, a.n, g.depth)
+	if len(is.pool) >= hitPool && (score < is.floor || score == is.floor && tie <= is.floorTie) {
 		return nil
 	}
 	toks, gpath, ok, err := p.pathTokens(p.frames[:len(p.frames)-1])
@@ -305,7 +307,7 @@ func (p *jsonPass) intentClose(g *frame, end int64) error {
 		return err
 	}
 	h := &jsonHit{keyStart: -1, start: g.start, end: end, kind: jsonscan.BeginArray, count: g.n, toks: toks, gpath: gpath,
-		lv: a.lv, own: a.own, best: a.best, n: a.n, depth: g.depth, members: slices.Clone(a.members[:a.kept]), score: score, tie: tieBreak(a.best, a.n, g.depth)}
+		lv: a.lv, own: a.own, best: a.best, n: a.n, depth: g.depth, members: slices.Clone(a.members[:a.kept]), score: score, tie: tie}
 	if g.obj {
 		h.kind = jsonscan.BeginObject
 	}
@@ -351,7 +353,7 @@ func (is *intentState) trim() {
 	if len(is.pool) > hitPool {
 		clear(is.pool[hitPool:])
 		is.pool = is.pool[:hitPool]
-		is.floor = is.pool[len(is.pool)-1].score
+		is.floor, is.floorTie = is.pool[len(is.pool)-1].score, is.pool[len(is.pool)-1].tie
 	}
 }
 

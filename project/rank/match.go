@@ -3,6 +3,7 @@ package rank
 import (
 	"bytes"
 	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -100,6 +101,7 @@ type Matcher struct {
 	low   []byte // scratch: the lower-case text
 	ident []byte // scratch: one identifier, lower case, without underscores
 	parts [][2]int
+	seen  []int // scratch: the starts of the identifiers matched
 	// pair maps the classes (see byteClass) of two bytes in a row to the
 	// words and keys that start with bytes of those classes: bit i for
 	// word i, bit MaxWords+k for key k. One pass over a text with it finds
@@ -231,37 +233,73 @@ func (m *Matcher) Levels(text []byte) Levels {
 	if words == 0 {
 		return lv
 	}
-	for i := 0; i < len(text); {
-		if !IsIdentByte(text[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(text) && IsIdentByte(text[j]) {
-			j++
-		}
-		low := m.low[i:j]
-		held := uint32(0)
-		for set := words; set != 0; set &= set - 1 {
-			w := bits.TrailingZeros32(set)
-			if bytes.Contains(low, m.keys[w]) {
-				held |= 1 << w
+	if m.noFilter {
+		// Every identifier, for the tests that check the search below
+		// loses nothing.
+		for i := 0; i < len(text); {
+			if !IsIdentByte(text[i]) {
+				i++
+				continue
 			}
-		}
-		if held != 0 {
-			m.matchIdent(text[i:j], low, held, &lv)
-			if alone(m.low, i, j) {
-				for set := held; set != 0; set &= set - 1 {
-					w := bits.TrailingZeros32(set)
-					if bytes.Equal(low, m.text[w]) {
-						lv.Raise(w, Exact)
-					}
-				}
+			j := i
+			for j < len(text) && IsIdentByte(text[j]) {
+				j++
 			}
+			m.ident1(text, i, j, words, &lv)
+			i = j
 		}
-		i = j
+		return lv
+	}
+	// The identifiers that hold a word's first three letters, each once.
+	m.seen = m.seen[:0]
+	for set := words; set != 0; set &= set - 1 {
+		w := bits.TrailingZeros32(set)
+		for off := 0; off < len(m.low); {
+			k := bytes.Index(m.low[off:], m.keys[w])
+			if k < 0 {
+				break
+			}
+			i, j := off+k, off+k+len(m.keys[w])
+			for i > 0 && IsIdentByte(text[i-1]) {
+				i--
+			}
+			for j < len(text) && IsIdentByte(text[j]) {
+				j++
+			}
+			off = j
+			if slices.Contains(m.seen, i) {
+				continue
+			}
+			m.seen = append(m.seen, i)
+			m.ident1(text, i, j, words, &lv)
+		}
 	}
 	return lv
+}
+
+// ident1 raises the levels of the words (a bit set) met in the identifier
+// text[i:j].
+func (m *Matcher) ident1(text []byte, i, j int, words uint32, lv *Levels) {
+	low := m.low[i:j]
+	held := uint32(0)
+	for set := words; set != 0; set &= set - 1 {
+		w := bits.TrailingZeros32(set)
+		if bytes.Contains(low, m.keys[w]) {
+			held |= 1 << w
+		}
+	}
+	if held == 0 {
+		return
+	}
+	m.matchIdent(text[i:j], low, held, lv)
+	if alone(m.low, i, j) {
+		for set := held; set != 0; set &= set - 1 {
+			w := bits.TrailingZeros32(set)
+			if bytes.Equal(low, m.text[w]) {
+				lv.Raise(w, Exact)
+			}
+		}
+	}
 }
 
 // alone reports whether the identifier low[i:j] stands alone: not joined
