@@ -130,7 +130,7 @@ type intentState struct {
 	// its score and tie-break.
 	floor    float64
 	floorTie int
-	free  []*hitAcc
+	free     []*hitAcc
 }
 
 // matchToken matches the text of a key or scalar value and counts it;
