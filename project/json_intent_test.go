@@ -32,7 +32,7 @@ func TestJSONMatcher(t *testing.T) {
 		{"which jest-circus is locked", `"lockfileVersion"`, nil, []string{"locked"}},
 		{"connections", `"maxConnsPerHost"`, nil, []string{"connections"}},
 		{"connections", `"co"`, nil, nil},
-		{"reverse proxy", `"reverseproxy.go"`, nil, []string{"reverse", "proxy"}},
+		{"reverse proxy", `"reverseproxy.go"`, []string{"reverse", "proxy"}, []string{"reverse", "proxy"}}, // run together
 		{"version 6.1.1", `"6.1.1"`, nil, nil}, // "6", "1": words under 3 letters
 		{"istanbul", `"babel-plugin-istanbul"`, []string{"istanbul"}, []string{"istanbul"}},
 		{"istanbul", `"babel-plugin-istanbu"`, []string{"istanbul"}, []string{"istanbul"}}, // the word less a short ending

@@ -101,7 +101,8 @@ type Matcher struct {
 	low   []byte // scratch: the lower-case text
 	ident []byte // scratch: one identifier, lower case, without underscores
 	parts [][2]int
-	seen  []int // scratch: the starts of the identifiers matched
+	seen  []int    // scratch: the starts of the identifiers matched
+	joins [][]byte // each two words in a row, run together (see compound.go)
 	// pair maps the classes (see byteClass) of two bytes in a row to the
 	// words and keys that start with bytes of those classes: bit i for
 	// word i, bit MaxWords+k for key k. One pass over a text with it finds
@@ -160,6 +161,7 @@ func NewMatcher(it *Intent) *Matcher {
 		m.pair[int(byteClass[k[0]])<<6|int(byteClass[k[1]])] |= 1 << i
 		m.tri[i] = [3]byte{k[0], k[1], k[2]}
 	}
+	m.initJoins()
 	for i, k := range it.Keys {
 		if i < maxKeys {
 			m.pair[int(byteClass[k[0]])<<6|int(byteClass[k[1]])] |= 1 << (MaxWords + i)
@@ -292,6 +294,7 @@ func (m *Matcher) ident1(text []byte, i, j int, words uint32, lv *Levels) {
 		return
 	}
 	m.matchIdent(text[i:j], low, held, lv)
+	m.compounds(held, lv)
 	if alone(m.low, i, j) {
 		for set := held; set != 0; set &= set - 1 {
 			w := bits.TrailingZeros32(set)
