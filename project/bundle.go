@@ -19,6 +19,26 @@ import (
 // same name, or of a name that shares its start, in another file is not
 // what was asked.
 
+// bundleHeadBytes is how much of a result's start isBundle reads.
+const bundleHeadBytes = 4 << 10
+
+// isBundle reports whether a result's start (its first bundleHeadBytes)
+// looks like a bundle: one of its first lines heads a file.
+func isBundle(head []byte) bool {
+	for i := 0; i < 8 && len(head) > 0; i++ {
+		line := head
+		if j := bytes.IndexByte(head, '\n'); j >= 0 {
+			line, head = head[:j], head[j+1:]
+		} else {
+			head = nil
+		}
+		if _, ok := bundleHeader(line); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // bundleRegions tracks, line by line, the regions of a bundle that an
 // intent's paths name.
 type bundleRegions struct {

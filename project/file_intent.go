@@ -81,10 +81,18 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 	}
 	// Paths the intent names select the regions of a bundle they head;
 	// what else it says ranks what is in them.
-	v.bundle = newBundleRegions(it)
-	scored := it.WithoutPaths()
-	if scored.Empty() {
-		scored = it
+	scored := it
+	if len(it.Paths) > 0 {
+		head, err := v.e.doc.ReadRange(0, bundleHeadBytes)
+		if err != nil {
+			return nil, err
+		}
+		if isBundle(head) {
+			v.bundle = newBundleRegions(it)
+			if s := it.WithoutPaths(); !s.Empty() {
+				scored = s
+			}
+		}
 	}
 	m := rank.NewMatcher(scored)
 	n := m.N()
