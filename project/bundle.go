@@ -23,8 +23,9 @@ import (
 const bundleHeadBytes = 4 << 10
 
 // isBundle reports whether a result's start (its first bundleHeadBytes)
-// looks like a bundle: one of its first lines heads a file.
-func isBundle(head []byte) bool {
+// looks like a bundle: one of its first lines heads a file. diff reports a
+// diff ("diff --git", "+++ b/"): a bundle whose every line is a change.
+func isBundle(head []byte) (ok, diff bool) {
 	for i := 0; i < 8 && len(head) > 0; i++ {
 		line := head
 		if j := bytes.IndexByte(head, '\n'); j >= 0 {
@@ -33,10 +34,31 @@ func isBundle(head []byte) bool {
 			head = nil
 		}
 		if _, ok := bundleHeader(line); ok {
-			return true
+			return true, bytes.HasPrefix(line, []byte("diff --git ")) || bytes.HasPrefix(line, []byte("+++ "))
 		}
 	}
-	return false
+	return false, false
+}
+
+// diffWords name the act of changing rather than what changed: in a diff,
+// every line is a change ("what changed in Equal", "the hunk of NoError").
+var diffWords = map[string]bool{
+	"change": true, "changed": true, "changes": true, "changing": true, "diff": true, "diffs": true,
+	"hunk": true, "hunks": true, "modified": true, "modify": true, "modifies": true,
+}
+
+// bundleScoring returns the intent that ranks the lines of a bundle: without
+// what only its paths name and, in a diff, without diffWords; the intent
+// itself when nothing would be left.
+func bundleScoring(it *rank.Intent, diff bool) *rank.Intent {
+	s := it.WithoutPaths()
+	if diff {
+		s = s.Without(func(w rank.Word) bool { return diffWords[w.Text] })
+	}
+	if s.Empty() {
+		return it
+	}
+	return s
 }
 
 // bundleRegions tracks, line by line, the regions of a bundle that an

@@ -27,7 +27,13 @@ func TestBundleHeader(t *testing.T) {
 			t.Errorf("bundleHeader(%q) = %q, %v; want %q", line, got, ok, want)
 		}
 	}
-	if !isBundle([]byte("================================================\nFILE: a/b.go\n")) || isBundle([]byte("package main\n\nfunc main() {}\n")) {
-		t.Error("isBundle")
+	for head, want := range map[string][2]bool{
+		"================================================\nFILE: a/b.go\n": {true, false},
+		"diff --git a/x.go b/x.go\nindex 1..2\n":                           {true, true},
+		"package main\n\nfunc main() {}\n":                                 {false, false},
+	} {
+		if ok, diff := isBundle([]byte(head)); ok != want[0] || diff != want[1] {
+			t.Errorf("isBundle(%q) = %v, %v; want %v", head, ok, diff, want)
+		}
 	}
 }

@@ -140,7 +140,7 @@ var bundleCases = []struct {
 	},
 	{
 		name: "git-diff", fixture: "bundle-diff",
-		args: `{"path": "testify.diff", "intent": "the Equal hunk of require/require.go"}`,
+		args: `{"path": "testify.diff", "intent": "what changed in Equal in require/require.go"}`,
 		want: "@@ -180,7 +180,7 @@ func Equal(t TestingT, expected interface{}, actual interface{}, msgAndArgs ...i", in: "require/require.go",
 	},
 	{

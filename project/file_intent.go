@@ -87,11 +87,9 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		if isBundle(head) {
+		if ok, diff := isBundle(head); ok {
 			v.bundle = newBundleRegions(it)
-			if s := it.WithoutPaths(); !s.Empty() {
-				scored = s
-			}
+			scored = bundleScoring(it, diff)
 		}
 	}
 	m := rank.NewMatcher(scored)
