@@ -65,8 +65,13 @@ func (l Levels) Keys() int {
 // Merge returns, word by word, the higher of two levels, and the keys of
 // both.
 func (l Levels) Merge(o Levels) Levels {
-	for i := 0; i < MaxWords; i++ {
+	if l == 0 || o == 0 {
+		return l | o
+	}
+	for x := o & (1<<keyShift - 1); x != 0; {
+		i := bits.TrailingZeros64(uint64(x)) / 3
 		l.Raise(i, o.At(i))
+		x &^= 7 << (3 * i)
 	}
 	return l | o&^(1<<keyShift-1)
 }
@@ -107,10 +112,14 @@ type Matcher struct {
 	// words and keys that start with bytes of those classes: bit i for
 	// word i, bit MaxWords+k for key k. One pass over a text with it finds
 	// the words it may hold; a table this small stays in the nearest cache.
-	pair [64 * 64]uint32
+	pair [32 * 32]uint32
 	// tri holds the first three letters of each word and key, by their
 	// bits in pair.
 	tri [MaxWords + maxKeys][3]byte
+	// all has a bit for every word and key; empty is set for an intent
+	// that names nothing.
+	all   uint32
+	empty bool
 	// noFilter turns the pass off, for the tests that check it loses
 	// nothing.
 	noFilter bool
@@ -119,21 +128,22 @@ type Matcher struct {
 // maxKeys bounds the keys matched: their bits follow the words' in Levels.
 const maxKeys = 16
 
-// byteClass folds a byte to one of 64 classes: each ASCII letter in either
-// case, each digit and '_' has its own; other bytes share a few.
+// byteClass folds a byte to one of 32 classes: each ASCII letter in either
+// case has its own; digits share one, '_' has one, other bytes share a
+// few. The pass that uses them checks the letters it finds.
 var byteClass = func() (t [256]uint8) {
 	for c := 0; c < 256; c++ {
 		switch {
 		case c >= 'a' && c <= 'z':
-			t[c] = uint8(1 + c - 'a')
+			t[c] = uint8(c - 'a')
 		case c >= 'A' && c <= 'Z':
-			t[c] = uint8(1 + c - 'A')
+			t[c] = uint8(c - 'A')
 		case c >= '0' && c <= '9':
-			t[c] = uint8(27 + c - '0')
+			t[c] = 26
 		case c == '_':
-			t[c] = 37
+			t[c] = 27
 		default:
-			t[c] = uint8(38 + c%26)
+			t[c] = uint8(28 + c%4)
 		}
 	}
 	return t
@@ -158,13 +168,15 @@ func NewMatcher(it *Intent) *Matcher {
 		m.keys = append(m.keys, k)
 		m.text = append(m.text, []byte(w.Text))
 		m.stem = append(m.stem, []byte(w.Stem))
-		m.pair[int(byteClass[k[0]])<<6|int(byteClass[k[1]])] |= 1 << i
+		m.pair[int(byteClass[k[0]])<<5|int(byteClass[k[1]])] |= 1 << i
 		m.tri[i] = [3]byte{k[0], k[1], k[2]}
 	}
 	m.initJoins()
+	m.empty = it.Empty()
+	m.all = uint32(1)<<len(it.Words) - 1 | (uint32(1)<<min(len(it.Keys), maxKeys)-1)<<MaxWords
 	for i, k := range it.Keys {
 		if i < maxKeys {
-			m.pair[int(byteClass[k[0]])<<6|int(byteClass[k[1]])] |= 1 << (MaxWords + i)
+			m.pair[int(byteClass[k[0]])<<5|int(byteClass[k[1]])] |= 1 << (MaxWords + i)
 			m.tri[MaxWords+i] = [3]byte{k[0], k[1], k[2]}
 		}
 	}
@@ -181,8 +193,7 @@ func (m *Matcher) N() int { return len(m.it.Words) }
 // the keys whose first three it holds, without case (bit i for word i,
 // MaxWords+k for key k), in one pass over text.
 func (m *Matcher) candidates(text []byte) uint32 {
-	all := uint32(1)<<len(m.it.Words) - 1
-	all |= (uint32(1)<<min(len(m.it.Keys), maxKeys) - 1) << MaxWords
+	all := m.all
 	if m.noFilter {
 		return all
 	}
@@ -194,7 +205,7 @@ func (m *Matcher) candidates(text []byte) uint32 {
 	prev := uint(byteClass[text[0]])
 	for i := 1; i < len(text)-1; i++ {
 		cur := uint(byteClass[text[i]])
-		set := pair[(prev<<6|cur)&(64*64-1)] &^ found
+		set := pair[(prev<<5|cur)&(32*32-1)] &^ found
 		prev = cur
 		for set != 0 {
 			b := bits.TrailingZeros32(set) & (MaxWords + maxKeys - 1)
@@ -214,7 +225,7 @@ func (m *Matcher) candidates(text []byte) uint32 {
 // Levels returns the level at which each word is met in text, and the keys
 // met whole.
 func (m *Matcher) Levels(text []byte) Levels {
-	if m.it.Empty() {
+	if m.empty {
 		return 0
 	}
 	cand := m.candidates(text)

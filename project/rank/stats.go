@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math"
+	"math/bits"
 	"strings"
 )
 
@@ -24,13 +25,15 @@ func (s *Stats) Add(lv Levels) {
 	if lv == 0 {
 		return
 	}
-	for i := range s.any {
-		switch l := lv.At(i); {
-		case l >= Form:
+	for x := lv & (1<<keyShift - 1); x != 0; {
+		i := bits.TrailingZeros64(uint64(x)) / 3
+		x &^= 7 << (3 * i)
+		if i >= len(s.any) {
+			break
+		}
+		s.any[i]++
+		if lv.At(i) >= Form {
 			s.whole[i]++
-			s.any[i]++
-		case l > None:
-			s.any[i]++
 		}
 	}
 }
