@@ -9,7 +9,9 @@ import (
 
 // The benchmarks measure what crumb adds to a call: the same in-process
 // upstream (the fake, over pipes), called by the SDK's client directly and
-// through the proxy. Run them with
+// through the proxy. The proxy reads both sides as `crumb mcp` does: the
+// client through Stdio, the upstream through the connection it reads a
+// server run as a command with. Run them with
 //
 //	go test ./mcpproxy -run '^$' -bench SmallCall -benchtime 3000x
 //	go test ./mcpproxy -run '^$' -bench LargeCall -benchtime 20x
@@ -27,7 +29,7 @@ func benchDirect(b *testing.B) *mcp.ClientSession {
 }
 
 func benchProxied(b *testing.B) *mcp.ClientSession {
-	cs := connectSDK(b, testConfig(b, 2000), inProcessFake(), nil)
+	cs := connectSDK(b, testConfig(b, 2000), inProcessUpstream(), nil)
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		b.Fatal(err)
 	}

@@ -58,23 +58,40 @@ func fakeCommand(mode string, stderr io.Writer) *CommandTransport {
 	return &CommandTransport{Command: cmd, Stderr: stderr, TerminateDuration: 2 * time.Second}
 }
 
-// pipeTransport is an mcp.Transport over two pipes, for in-process peers.
-func pipePair() (client, server *mcp.IOTransport) {
+// pipePair returns the two ends of a pair of pipes, for in-process peers:
+// the SDK's transport for a client, and the proxy's own (as Stdio gives
+// it) for the proxy serving it. Closing either connection closes its pipes.
+func pipePair() (client *mcp.IOTransport, proxy mcp.Transport) {
 	ar, aw := io.Pipe()
 	br, bw := io.Pipe()
-	return &mcp.IOTransport{Reader: ar, Writer: bw, MaxLineLength: -1},
-		&mcp.IOTransport{Reader: br, Writer: aw, MaxLineLength: -1}
+	return &mcp.IOTransport{Reader: ar, Writer: bw, MaxLineLength: -1}, &ioTransport{r: br, w: aw}
 }
 
-// inProcessFake returns a transport to a fake upstream served in-process.
+// inProcessFake returns the SDK's transport to a fake upstream served
+// in-process, as a client would connect to it.
 func inProcessFake() mcp.Transport {
-	ar, aw := io.Pipe() // proxy → fake
-	br, bw := io.Pipe() // fake → proxy
+	r, w := serveFakePipes()
+	return &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}
+}
+
+// inProcessUpstream returns the proxy's own transport to a fake upstream
+// served in-process: the connection it reads a server run as a command
+// with.
+func inProcessUpstream() mcp.Transport {
+	r, w := serveFakePipes()
+	return &ioTransport{r: r, w: w}
+}
+
+// serveFakePipes serves a fake upstream in-process and returns its output
+// and its input.
+func serveFakePipes() (io.ReadCloser, io.WriteCloser) {
+	ar, aw := io.Pipe() // → fake
+	br, bw := io.Pipe() // fake →
 	go func() {
 		serveFake(ar, bw, false, func(int) { ar.Close(); bw.Close() })
 		bw.Close()
 	}()
-	return &mcp.IOTransport{Reader: br, Writer: aw, MaxLineLength: -1}
+	return br, aw
 }
 
 // testConfig is a proxy configuration over a fresh store.
