@@ -512,4 +512,6 @@ func appendPlainString(b []byte, s string) ([]byte, bool) {
 
 // onOneLine reports whether raw JSON holds no line break, which in JSON
 // text can only be white space between tokens.
-func onOneLine(raw []byte) bool { return bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 }
+func onOneLine(raw []byte) bool {
+	return bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0
+}
