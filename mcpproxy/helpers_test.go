@@ -131,7 +131,8 @@ type rawClient struct {
 	onRequest func(m *wireMsg) string
 }
 
-// startRaw serves a proxy between a raw client and upstream.
+// startRaw serves a proxy between a raw client and upstream; the proxy
+// reads the client as `crumb mcp` reads its standard input.
 func startRaw(t testing.TB, cfg Config, upstream mcp.Transport) (*rawClient, *Proxy) {
 	t.Helper()
 	p, err := New(cfg)
@@ -143,7 +144,7 @@ func startRaw(t testing.TB, cfg Config, upstream mcp.Transport) (*rawClient, *Pr
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- p.Serve(ctx, &mcp.IOTransport{Reader: cr, Writer: pw, MaxLineLength: -1}, upstream)
+		done <- p.Serve(ctx, &ioTransport{r: cr, w: pw}, upstream)
 	}()
 	c := &rawClient{t: t, w: cw, in: make(chan *wireMsg, 64)}
 	go func() {
@@ -152,7 +153,8 @@ func startRaw(t testing.TB, cfg Config, upstream mcp.Transport) (*rawClient, *Pr
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
 				m := &wireMsg{line: line}
-				if json.Unmarshal(line, m) != nil {
+				// A batch is an array: its line is kept whole.
+				if json.Unmarshal(line, m) != nil && (line[0] != '[' || !json.Valid(line)) {
 					t.Errorf("proxy wrote a line that is not JSON: %.200q", line)
 				}
 				c.in <- m

@@ -392,8 +392,10 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
-	if v, ok := unquote(version); !ok || v != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %s; expected %q", version, "2.0")
+	if string(version) != `"2.0"` {
+		if v, ok := unquote(version); !ok || v != "2.0" {
+			return nil, fmt.Errorf("invalid message version tag %s; expected %q", version, "2.0")
+		}
 	}
 	msgID, err := decodeID(id)
 	if err != nil {
@@ -441,7 +443,8 @@ func decodeID(raw []byte) (jsonrpc.ID, error) {
 }
 
 // appendMessage appends m as one line of JSON, newline included, in the
-// form jsonrpc.EncodeMessage gives it, and reports whether it could: a
+// form jsonrpc.EncodeMessage gives it (but for an empty method, which it
+// keeps), and reports whether it could: a
 // response with an error, params or a result holding line breaks (which
 // must be compacted to keep the message on one line) and names that need
 // escaping are left to jsonrpc.EncodeMessage.
@@ -455,10 +458,10 @@ func appendMessage(b []byte, m jsonrpc.Message) ([]byte, bool) {
 				return b, false
 			}
 		}
-		if m.Method != "" {
-			if b, ok = appendPlainString(append(b, `,"method":`...), m.Method); !ok {
-				return b, false
-			}
+		// The method even when it is empty, which the SDK leaves out,
+		// making the request a response.
+		if b, ok = appendPlainString(append(b, `,"method":`...), m.Method); !ok {
+			return b, false
 		}
 		if len(m.Params) > 0 {
 			if !onOneLine(m.Params) {
