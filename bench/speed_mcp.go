@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb"
-	"github.com/crumb-dev/crumb/mcpproxy"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/mcpproxy"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
