@@ -35,16 +35,21 @@ func (e *partialError) Error() string {
 
 func (e *partialError) Unwrap() error { return ErrPartialMessage }
 
-// stdioConn is the proxy's connection to a server over its standard input
-// and output: newline-delimited JSON-RPC, as MCP's stdio transport speaks
-// it. It differs from the SDK's in two ways.
+// stdioConn is the proxy's connection to a peer over a reader and a
+// writer — a server's standard output and input, or the client's —
+// newline-delimited JSON-RPC, as MCP's stdio transport speaks it. It
+// differs from the SDK's in three ways.
 //
+//   - Only the envelope of a message is decoded, and params and results
+//     are passed on as the bytes that came (see decodeMessage), each
+//     message written with one write.
 //   - A line that is not JSON-RPC (a banner such as "Server starting on
 //     stdio...", a stray console.log) is logged and skipped, as the
 //     TypeScript and Python SDKs do, and the session goes on.
-//   - A message longer than spoolAt is written to a temporary file as it
-//     arrives, and a response to a tools/call is projected from there
-//     (see spooled), so that its size costs disk, not memory.
+//   - Read by readMessage (as the upstream is), a message longer than
+//     spoolAt is written to a temporary file as it arrives, and a response
+//     to a tools/call is projected from there (see spooled), so that its
+//     size costs disk, not memory.
 type stdioConn struct {
 	r io.ReadCloser
 	w io.WriteCloser
