@@ -402,7 +402,7 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		return nil, err
 	}
 	if method != nil {
-		name, ok := unquote(method)
+		name, ok := methodName(method)
 		if !ok {
 			return nil, fmt.Errorf("unmarshaling jsonrpc message: method is %s, not a string", method)
 		}
@@ -420,6 +420,23 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		resp.Error = &we
 	}
 	return resp, nil
+}
+
+// knownMethods are the methods most messages name, whose names a decoded
+// message shares instead of a copy of its own.
+var knownMethods = []string{methodToolsCall, methodToolsList, methodInitialize, methodCancelled,
+	"ping", "notifications/initialized", "notifications/progress", "notifications/message"}
+
+// methodName decodes a raw method name.
+func methodName(raw []byte) (string, bool) {
+	if len(raw) > 2 && raw[0] == '"' {
+		for _, m := range knownMethods {
+			if string(raw[1:len(raw)-1]) == m {
+				return m, true
+			}
+		}
+	}
+	return unquote(raw)
 }
 
 // decodeID decodes a raw ID as jsonrpc.MakeID takes it: absent or null is
