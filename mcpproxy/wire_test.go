@@ -223,8 +223,8 @@ func TestAppendMessageLikeSDK(t *testing.T) {
 	}
 }
 
-// TestWireAllocs: a small response is read with three allocations (the
-// message, and the two values jsonrpc.MakeID boxes for a numeric ID) and
+// TestWireAllocs: a small response or call is read with three allocations
+// (the message, and the two values jsonrpc.MakeID boxes for a numeric ID) and
 // written with none: the SDK's codec takes dozens, more than the
 // upstream's work on a small call.
 func TestWireAllocs(t *testing.T) {
@@ -237,6 +237,14 @@ func TestWireAllocs(t *testing.T) {
 		}
 	}); n > 3 {
 		t.Errorf("decoding a small response takes %.0f allocations", n)
+	}
+	req := []byte(`{"jsonrpc":"2.0","id":1234,"method":"tools/call","params":{"name":"big","arguments":{"lines":3}}}`)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := decodeMessage(req); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 3 {
+		t.Errorf("decoding a tools/call takes %.0f allocations", n)
 	}
 	buf := make([]byte, 0, 1024)
 	if n := testing.AllocsPerRun(100, func() {
