@@ -331,7 +331,7 @@ func (c *stdioConn) next(br *bufio.Reader) upMsg {
 // decoded decodes a line; one that is not JSON-RPC is logged and skipped.
 func (c *stdioConn) decoded(line []byte) upMsg {
 	if line[0] == '[' {
-		msgs, err := decodeLine(line)
+		msgs, err := decodeBatch(line)
 		if err != nil {
 			c.skipped(line, int64(len(line)), err)
 			return upMsg{}

@@ -24,6 +24,7 @@ import (
 // same message: the same checks of the version and the ID (a number is
 // made an int64 as the SDK does), object keys matched case-sensitively, the
 // last of a repeated key winning, nesting limited to the SDK's 1000 levels.
+// Only text after the message is refused, which DecodeMessage ignores.
 // appendMessage writes what jsonrpc.EncodeMessage writes, for the messages
 // it can write without a general encoder, and says so.
 
@@ -334,38 +335,34 @@ func unquote(raw []byte) (string, bool) {
 	return s, true
 }
 
-// decodeLine decodes a line as one JSON-RPC message or a batch of them.
-// The messages' params and results are slices of line, which must not
-// change afterwards.
-func decodeLine(line []byte) ([]jsonrpc.Message, error) {
+// decodeBatch decodes a line that is a batch of JSON-RPC messages, a JSON
+// array. The messages' params and results are slices of line, which must
+// not change afterwards.
+func decodeBatch(line []byte) ([]jsonrpc.Message, error) {
 	s := scanner{data: line}
 	s.space()
-	if s.pos < len(line) && line[s.pos] == '[' {
-		var batch []jsonrpc.Message
-		err := s.array(func(v []byte) error {
-			m, err := decodeMessage(v)
-			if err != nil {
-				return err
-			}
-			batch = append(batch, m)
-			return nil
-		})
-		if err == nil {
-			err = s.end()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(batch) == 0 {
-			return nil, errors.New("mcpproxy: an empty batch")
-		}
-		return batch, nil
+	if s.pos >= len(line) || line[s.pos] != '[' {
+		return nil, errors.New("mcpproxy: a batch is not an array")
 	}
-	m, err := decodeMessage(line)
+	var batch []jsonrpc.Message
+	err := s.array(func(v []byte) error {
+		m, err := decodeMessage(v)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, m)
+		return nil
+	})
+	if err == nil {
+		err = s.end()
+	}
 	if err != nil {
 		return nil, err
 	}
-	return []jsonrpc.Message{m}, nil
+	if len(batch) == 0 {
+		return nil, errors.New("mcpproxy: an empty batch")
+	}
+	return batch, nil
 }
 
 // decodeMessage decodes one JSON-RPC message, a request or a response, as
