@@ -446,7 +446,7 @@ func (c *counts) decide(head []byte) Text {
 		}
 	}
 	// diag counts 2 for a line that names its level or its tool.
-	diags := diag >= 2 && (diag+c.diagWeak)*4 >= n
+	diags := (diag >= 2 || diag == 1 && n <= 3) && (diag+c.diagWeak)*4 >= n
 	// A crash is what a text is when its lines are many, or when it ends
 	// the text (a script's output and then its traceback) of a text that is
 	// not a log (whose view shows its errors).

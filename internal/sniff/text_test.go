@@ -20,8 +20,7 @@ func sample(b []byte) (head, tail []byte) {
 // TestTextOfFixtures tells the form of every real output the repository
 // keeps as a test fixture (project/testdata: outputs of real tools, files,
 // listings, logs and JSON documents, each made by a script under
-// scripts/fixtures), and of the outputs scripts/sniffed.sh made for the
-// sniffing tests (project/testdata/sniffed).
+// scripts/fixtures).
 func TestTextOfFixtures(t *testing.T) {
 	want := map[string]Text{
 		"command/cargo-build-error":    {Diagnostics, "rustc"},
@@ -82,8 +81,8 @@ func TestTextOfFixtures(t *testing.T) {
 }
 
 // TestTextOfSniffed checks the outputs made for the sniffing tests by
-// project/testdata/sniffed/make.sh with real tools: each folder's name
-// says what it holds.
+// project/testdata/sniffed/make.sh with real tools, saved under names that
+// do not say what they hold.
 func TestTextOfSniffed(t *testing.T) {
 	want := map[string]Text{
 		"ci-go-test-v.log":     {Tests, "go test"},
@@ -94,7 +93,7 @@ func TestTextOfSniffed(t *testing.T) {
 		"cargo-test.log":       {Tests, "cargo test"},
 		"go-vet.txt":           {Diagnostics, ""},
 		"actions-go-test.log":  {Tests, "go test"},
-		"readme-with-tests.md": {Markdown, ""},
+		"node-test-doc.md":     {Markdown, ""},
 	}
 	dir := filepath.Join("..", "..", "project", "testdata", "sniffed", "files")
 	for name, w := range want {
