@@ -110,10 +110,16 @@ func sniffDoc(doc *lines.Doc) (sniffed, error) {
 		}
 	}
 	s := sniffed{text: sniff.TextOf(head, tail)}
-	if s.text.Form.IsOutput() {
+	if s.text.Form.IsOutput() && !s.text.Stamped {
 		return s, nil
 	}
 	if s.log, s.isLog, err = detectLog(doc); err != nil || s.isLog {
+		if s.isLog {
+			// A report whose every line a CI service stamped with its
+			// time: the log view's templates see past the stamps, the
+			// command projector's line classes do not.
+			s.text = sniff.Text{Stamped: true}
+		}
 		return s, err
 	}
 	if lg := sniffLang(head[:min(len(head), 8<<10)]); lg != langMd {

@@ -68,6 +68,9 @@ type Text struct {
 	// Tool names the tool that wrote it when the form says which, such as
 	// "go test", "pytest", "cargo test", "rustc" or "tsc"; else "".
 	Tool string
+	// Stamped reports that most of its lines open with a timestamp, as a
+	// CI service writes every line of a job's log.
+	Stamped bool
 }
 
 // String describes the text for a view: "go test output", "rustc
@@ -109,7 +112,9 @@ func TextOf(head, tail []byte) Text {
 	if c.heading {
 		c.headings++
 	}
-	return c.decide(head)
+	t := c.decide(head)
+	t.Stamped = c.lines > 0 && c.stamped*2 > c.lines
+	return t
 }
 
 // runner is a test runner TextOf knows.
