@@ -121,6 +121,55 @@ func TestSniffedKeepsDeclared(t *testing.T) {
 	}
 }
 
+// TestSniffedText checks that plain text is shown by what it is: the
+// repository's real fixtures of each kind (scripts/fixtures), handed over as
+// text with no tool named, get their own kind's view, whose header starts
+// with prefix and holds fact; the outputs of tools keep the evidence their
+// fixtures name.
+func TestSniffedText(t *testing.T) {
+	tests := []struct {
+		fixture, prefix, fact string
+	}{
+		{"command/cargo-build-error", "[crumb command", ""},
+		{"command/python-traceback", "[crumb command", ""},
+		{"command/jest-fail", "[crumb command", ""},
+		{"command/tsc-error", "[crumb command", ""},
+		{"file/go-server", "[crumb file", "Go"},
+		{"file/rs-smallvec", "[crumb file", "Rust"},
+		{"dir/find-go-src", "[crumb dir", "paths"},
+		{"json/npm-view-express", "[crumb json", ""},
+		{"text/nginx-error", "[crumb text (log)", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			dir := filepath.Join("testdata", tt.fixture)
+			raw, err := os.ReadFile(filepath.Join(dir, "output"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := testInput(t, raw, 2000)
+			out, err := Project(context.Background(), KindText, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := strings.Cut(out.Text, "\n")
+			if !strings.HasPrefix(first, tt.prefix) || !strings.Contains(first, tt.fact) {
+				t.Errorf("view starts %q, want %q with %q", first, tt.prefix, tt.fact)
+			}
+			if strings.HasPrefix(tt.fixture, "command/") {
+				var meta struct{ Needles []struct{ Text string } }
+				m, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+				if err != nil || json.Unmarshal(m, &meta) != nil || len(meta.Needles) == 0 {
+					t.Fatalf("no needles in %s: %v", dir, err)
+				}
+				for _, nd := range meta.Needles {
+					checkNeedles(t, raw, out.Text, []string{nd.Text})
+				}
+			}
+		})
+	}
+}
+
 // mcpTexts returns the text blocks of a projected CallToolResult.
 func mcpTexts(t *testing.T, view string) string {
 	t.Helper()
