@@ -137,7 +137,7 @@ func projectSniffedText(ctx context.Context, in *Input, s sniffed) (out Output, 
 		out, err = projectCommand(ctx, in)
 	case s.isLog:
 		out, err = projectLog(ctx, in, s.log)
-	case s.text.Form == sniff.JSON:
+	case s.text.Form == sniff.JSON || s.text.Form == sniff.JSONLines:
 		out, err = projectJSON(ctx, in)
 	case s.lang != nil:
 		out, err = projectFile(ctx, in)
