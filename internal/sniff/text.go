@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/drain"
 )
@@ -223,7 +224,7 @@ func (c *counts) part(b []byte, cutEnd, cutStart bool) {
 			c.prevBlank = false
 			continue
 		}
-		c.line(l, t, len(l)-len(t))
+		c.line(t, len(l)-len(t))
 		c.prevBlank = false
 	}
 }
@@ -252,11 +253,10 @@ var (
 	goOK         = regexp.MustCompile(`^ok {2}\t\S+\t(\d+\.\d+s|\(cached\))`)
 	goFailPkg    = regexp.MustCompile(`^FAIL\t\S+\t(\d+\.\d+s|\[)`)
 	goNoTests    = regexp.MustCompile(`^\? {3}\t\S+\t\[no test files\]`)
-	goResult     = regexp.MustCompile(`^--- (PASS|FAIL|SKIP): \S+ \(\d+\.\d+s\)`)
 	goMessage    = regexp.MustCompile(`^\S+_test\.go:\d+: `)
 	goGoroutine  = regexp.MustCompile(`^goroutine \d+ \[`)
 	pyResultLine = regexp.MustCompile(`^\S+\.py::\S+ (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b`)
-	pyProgress   = regexp.MustCompile(`^(\S+\.py )?[.FEsxX]+\s*\[\s*\d+%\]$|^\S+\.py [.FEsxX]+$`)
+	pyProgress   = regexp.MustCompile(`^(?:(\S+\.py )?[.FEsxX]+\s*\[\s*\d+%\]|\S+\.py [.FEsxX]+)$`)
 	pyBanner     = regexp.MustCompile(`^(=+ (FAILURES|ERRORS|warnings summary|short test summary info) =+|_{3,} \S+ _{3,})$`)
 	pySummary    = regexp.MustCompile(`^=+ .*\b(passed|failed|errors?|skipped|deselected|no tests ran)\b.* in \d+(\.\d+)?s.*=+$`)
 	pyFailed     = regexp.MustCompile(`^(FAILED|ERROR|PASSED|SKIPPED|XFAIL|XPASS) \S+::\S+`)
@@ -292,30 +292,40 @@ var (
 	caretLine  = regexp.MustCompile(`^\|?\s*\^[~^]*\s*$`)
 
 	pyFrame   = regexp.MustCompile(`^File ".+", line \d+`)
-	atFrame   = regexp.MustCompile(`^at \S+ \(.*:\d+(:\d+)?\)$|^at \S+\(\S+\.java:\d+\)$`)
+	atFrame   = regexp.MustCompile(`^at (?:\S+ \(.*:\d+(:\d+)?\)|\S+\(\S+\.java:\d+\))$`)
 	goFrameAt = regexp.MustCompile(`^/\S+\.go:\d+( \+0x[0-9a-f]+)?$`)
 
 	treeLine = regexp.MustCompile("^((│|\\||\\x{a0}| )[ \\x{a0}]{3})*(├──|└──|\\|--|`--) ")
 	lsLong   = regexp.MustCompile(`^[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d+\s`)
 	pathLine = regexp.MustCompile(`^\.{0,2}/?[\w@+~.-]+(/[\w@+~. -]*)*/?$`)
 	htmlTag  = regexp.MustCompile(`</?(html|head|body|div|span|p|a|ul|ol|li|h[1-6]|table|tr|td|th|pre|code|section|article|nav|header|footer|main|script|style|meta|link|title|br|img|form|input)\b[^>]*>`)
-	mdMark   = regexp.MustCompile(`^([-*+]|\d+\.) \S|^> |^\|.*\|$`)
+	mdMark   = regexp.MustCompile(`^(?:[-*+] \S|\d+\. \S|> |\|.*\|$)`)
 	mdLink   = regexp.MustCompile(`\]\([^)\s]+\)`)
 	gutter   = regexp.MustCompile(`^(\d+ +)?\|( |$)`)
 )
 
-// line counts one line: l whole, t without its indentation of indent bytes.
-func (c *counts) line(l, t []byte, indent int) {
+// line counts one line, t without its indentation of indent bytes.
+func (c *counts) line(t []byte, indent int) {
 	s := string(t)
+	// Each pattern is tried only when the line has a byte or a prefix it
+	// needs: most lines match none, and the patterns cost more than the
+	// tests that rule them out.
+	has := func(prefix string, re *regexp.Regexp) bool { return strings.HasPrefix(s, prefix) && re.MatchString(s) }
+	hasAny := func(prefixes string, re *regexp.Regexp) bool {
+		r, _ := utf8.DecodeRuneInString(s)
+		return strings.ContainsRune(prefixes, r) && re.MatchString(s)
+	}
+	colon := strings.IndexByte(s, ':')
+	atLine := colon > 0 && colon+1 < len(s) && s[colon+1] >= '0' && s[colon+1] <= '9'
 	switch {
 	// go test
 	case strings.HasPrefix(s, "=== RUN ") || strings.HasPrefix(s, "=== PAUSE ") || strings.HasPrefix(s, "=== CONT ") || strings.HasPrefix(s, "=== NAME"):
 		c.strong[goTest]++
-	case goResult.MatchString(s), goOK.MatchString(s), goFailPkg.MatchString(s), goNoTests.MatchString(s):
+	case isGoResult(s), has("ok ", goOK), has("FAIL\t", goFailPkg), has("?", goNoTests):
 		c.strong[goTest]++
 	case s == "PASS" || s == "FAIL":
 		c.weak[goTest]++
-	case indent > 0 && goMessage.MatchString(s):
+	case indent > 0 && atLine && strings.Contains(s, "_test.go:") && goMessage.MatchString(s):
 		c.weak[goTest]++
 	case strings.HasPrefix(s, `{"Time":"`) || strings.HasPrefix(s, `{"Action":"`):
 		if strings.Contains(s, `"Action":"`) && (strings.Contains(s, `"Package":"`) || strings.Contains(s, `"Test":"`)) {
@@ -327,55 +337,56 @@ func (c *counts) line(l, t []byte, indent int) {
 	// pytest
 	case strings.HasPrefix(s, "====") && strings.Contains(s, " test session starts "):
 		c.strong[pytest]++
-	case pyResultLine.MatchString(s), pyProgress.MatchString(s), pySummary.MatchString(s), pyFailed.MatchString(s), pyCollected.MatchString(s):
+	case strings.Contains(s, ".py::") && pyResultLine.MatchString(s), (strings.HasSuffix(s, "%]") || strings.Contains(s, ".py ")) && pyProgress.MatchString(s),
+		has("=", pySummary), strings.Contains(s, "::") && pyFailed.MatchString(s), has("coll", pyCollected):
 		c.strong[pytest]++
 	case strings.HasPrefix(s, "platform ") && strings.Contains(s, " -- Python "), strings.HasPrefix(s, "rootdir: "):
 		c.weak[pytest]++
-	case indent == 0 && (strings.HasPrefix(s, "E   ") || strings.HasPrefix(s, "E\t")), pyBanner.MatchString(s):
+	case indent == 0 && (strings.HasPrefix(s, "E   ") || strings.HasPrefix(s, "E\t")), hasAny("=_", pyBanner):
 		c.weak[pytest]++
 
 	// vitest, and jest, whose lines look alike
-	case vitestFile.MatchString(s), vitestFail.MatchString(s), vitestTotals.MatchString(s), vitestRun.MatchString(s), vitestFailed.MatchString(s):
+	case hasAny("✓❯×↓", vitestFile), has("FAIL ", vitestFail), has("Test", vitestTotals), has("RUN", vitestRun), has("⎯", vitestFailed):
 		c.strong[vitest]++
-	case vitestCase.MatchString(s), strings.HasPrefix(s, "→ "):
+	case hasAny("✓×↓", vitestCase), strings.HasPrefix(s, "→ "):
 		c.weak[vitest]++
-	case jestSuite.MatchString(s), jestTotals.MatchString(s):
+	case hasAny("PF", jestSuite), hasAny("TS", jestTotals):
 		c.strong[jest]++
-	case jestCase.MatchString(s) || strings.HasPrefix(s, "● "):
+	case hasAny("✓✕√×", jestCase) || strings.HasPrefix(s, "● "):
 		c.weak[jest]++
 
 	// cargo test
-	case cargoRunning.MatchString(s), cargoCase.MatchString(s), cargoResult.MatchString(s), cargoStdout.MatchString(s), cargoUnit.MatchString(s):
+	case has("running ", cargoRunning), has("test ", cargoCase), has("test result: ", cargoResult), has("---- ", cargoStdout), has("Running ", cargoUnit):
 		c.strong[cargoTest]++
 	case strings.HasPrefix(s, "Doc-tests ") || s == "failures:" || s == "successes:":
 		c.weak[cargoTest]++
 
 	// TAP (node --test) and unittest
-	case strings.HasPrefix(s, "TAP version "), tapCount.MatchString(s), tapLine.MatchString(s):
+	case strings.HasPrefix(s, "TAP version "), has("# ", tapCount), hasAny("on", tapLine):
 		c.strong[tap]++
 	case strings.HasPrefix(s, "# Subtest: "), strings.HasPrefix(s, "duration_ms: "):
 		c.weak[tap]++
-	case unitRan.MatchString(s), unitFail.MatchString(s), unitFailed.MatchString(s):
+	case has("Ran ", unitRan), hasAny("FE", unitFail), has("FAILED (", unitFailed):
 		c.strong[unittest]++
 
 	// listings drawn by tree, before the gutters of diagnostics
-	case isTreeLine(s):
+	case strings.ContainsAny(s, "├└|`") && isTreeLine(s):
 		c.listing++
 
 	// diagnostics
-	case indent == 0 && diagLevel.MatchString(s):
+	case indent == 0 && atLine && diagLevel.MatchString(s):
 		c.diag[diagAny] += 2
-	case indent == 0 && diagColon.MatchString(s):
+	case indent == 0 && atLine && diagColon.MatchString(s):
 		c.diag[diagAny]++
-	case indent == 0 && rustLevel.MatchString(s):
+	case indent == 0 && hasAny("ew", rustLevel):
 		c.diagWeak++
-	case rustWhere.MatchString(s):
+	case has("--> ", rustWhere):
 		c.diag[diagRustc] += 2
-	case tscParen.MatchString(s), tscDash.MatchString(s):
+	case strings.Contains(s, "): ") && tscParen.MatchString(s), strings.Contains(s, " - ") && tscDash.MatchString(s):
 		c.diag[diagTsc] += 2
-	case indent > 0 && eslintLine.MatchString(s):
+	case indent > 0 && hasAny("0123456789", eslintLine):
 		c.diag[diagColumns] += 2
-	case gccIn.MatchString(s), caretLine.MatchString(s), gutter.MatchString(s):
+	case strings.Contains(s, ": ") && gccIn.MatchString(s), strings.Contains(s, "^") && caretLine.MatchString(s), hasAny("0123456789|", gutter):
 		c.diagWeak++
 	case indent == 0 && strings.HasPrefix(s, "# ") && !strings.Contains(s[2:], " ") && strings.Contains(s, "/"):
 		// go build's package line: "# example.com/shop/cart".
@@ -390,27 +401,37 @@ func (c *counts) line(l, t []byte, indent int) {
 		c.crash++
 		c.crashEnd = c.lines
 		c.weak[cargoTest]++
-	case goGoroutine.MatchString(s), pyFrame.MatchString(s), atFrame.MatchString(s), goFrameAt.MatchString(s):
+	case has("goroutine ", goGoroutine), has(`File "`, pyFrame), has("at ", atFrame), has("/", goFrameAt):
 		c.frames++
 
 	// documents and listings
 	case indent == 0 && c.prevBlank && isHeading(s):
 		c.heading = true
-	case htmlTag.MatchString(s):
+	case strings.Contains(s, "<") && htmlTag.MatchString(s):
 		c.html++
 	case (s[0] == '{' && strings.HasSuffix(s, "}")) || (s[0] == '[' && strings.HasSuffix(s, "]")):
 		c.json++
-	case lsLong.MatchString(s), strings.HasPrefix(s, "[FILE] "), strings.HasPrefix(s, "[DIR] "):
+	case hasAny("-dlcbps", lsLong), strings.HasPrefix(s, "[FILE] "), strings.HasPrefix(s, "[DIR] "):
 		c.listing++
-	case pathLine.MatchString(s) && (strings.Contains(s, "/") || strings.Contains(s, ".")) && !strings.HasSuffix(s, "."):
+	case strings.ContainsAny(s, "/.") && !strings.HasSuffix(s, ".") && pathLine.MatchString(s):
 		c.listing++
 	}
-	if mdMark.Match(t) {
+	if hasAny("-*+>|0123456789", mdMark) {
 		c.mdMarks++
 	}
-	if mdLink.Match(t) {
+	if bytes.Contains(t, []byte("](")) && mdLink.Match(t) {
 		c.links++
 	}
+}
+
+// isGoResult reports whether s is go test's line for a test's result:
+// "--- FAIL: TestX (0.00s)".
+func isGoResult(s string) bool {
+	if !strings.HasPrefix(s, "--- PASS: ") && !strings.HasPrefix(s, "--- FAIL: ") && !strings.HasPrefix(s, "--- SKIP: ") {
+		return false
+	}
+	i := strings.LastIndex(s, " (")
+	return i > len("--- PASS: ") && strings.HasSuffix(s, "s)") && strings.Trim(s[i+2:len(s)-2], "0123456789.") == ""
 }
 
 // isTreeLine reports whether s is a line of tree's drawing: "├── name",

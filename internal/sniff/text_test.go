@@ -199,3 +199,17 @@ func FuzzSniff(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTextOf measures TextOf over the head and tail of a real go test
+// -v log, which is what it costs any text whatever its size.
+func BenchmarkTextOf(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "project", "testdata", "command", "go-test-v-long", "output"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	head, tail := sample(raw)
+	b.SetBytes(int64(len(head) + len(tail)))
+	for b.Loop() {
+		TextOf(head, tail)
+	}
+}
