@@ -82,7 +82,8 @@ func looksCallToolResult(head []byte) bool {
 type sniffed struct {
 	// text is what sniff.TextOf tells of its head and tail.
 	text sniff.Text
-	// log and isLog are what detectLog tells.
+	// log and isLog are what detectLog tells, when the text is no tool's
+	// report or its lines are stamped (a CI service's log of a job).
 	log   logFormat
 	isLog bool
 	// lang is the language of source code, told from its first lines
@@ -114,12 +115,6 @@ func sniffDoc(doc *lines.Doc) (sniffed, error) {
 		return s, nil
 	}
 	if s.log, s.isLog, err = detectLog(doc); err != nil || s.isLog {
-		if s.isLog {
-			// A report whose every line a CI service stamped with its
-			// time: the log view's templates see past the stamps, the
-			// command projector's line classes do not.
-			s.text = sniff.Text{Stamped: true}
-		}
 		return s, err
 	}
 	if lg := sniffLang(head[:min(len(head), 8<<10)]); lg != langMd {
@@ -128,12 +123,18 @@ func sniffDoc(doc *lines.Doc) (sniffed, error) {
 	return s, nil
 }
 
+// report reports whether the text is a tool's report for the command
+// projector. A report whose lines a CI service stamped with their time, and
+// that reads as a log, is left to the log view, whose templates see past
+// the stamps.
+func (s sniffed) report() bool { return s.text.Form.IsOutput() && !s.isLog }
+
 // projectSniffedText projects a text by what it turned out to be when that
 // has evidence rules of its own; ok is false when it has none, and the
 // text projector shows it as text.
 func projectSniffedText(ctx context.Context, in *Input, s sniffed) (out Output, ok bool, err error) {
 	switch {
-	case s.text.Form.IsOutput():
+	case s.report():
 		out, err = projectCommand(ctx, in)
 	case s.isLog:
 		out, err = projectLog(ctx, in, s.log)
@@ -167,10 +168,10 @@ func (v *fileView) projectSniffedFile(ctx context.Context) (Output, bool, error)
 		return Output{}, false, nil
 	}
 	a := v.args
-	named := langByExt[strings.ToLower(path.Ext(strings.ReplaceAll(a.path, `\`, "/")))] != nil
+	named := langOf(a.path, nil) != nil
 	var out Output
 	switch {
-	case s.text.Form.IsOutput() && !named && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "":
+	case s.report() && !named && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "":
 		out, err = projectCommand(ctx, v.in)
 	case s.isLog && !a.hasIntent():
 		out, err = projectLog(ctx, v.in, s.log)
