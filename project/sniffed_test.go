@@ -34,6 +34,20 @@ var sniffedNeedles = map[string][]string{
 		"src/lib.rs:21:9",
 		"test result: FAILED. 10 passed; 1 failed",
 	},
+	"unittest.txt": {
+		"FAIL: test_counts (test_pages.PagesTest.test_counts) (items=10)",
+		`File "/tmp/crumb-sniffed/pager/test_pages.py", line 16, in test_counts`,
+		"FAILED (failures=3)",
+	},
+	"rspec.log": {
+		"rspec ./spec/cart_spec.rb:8 # Cart discounts orders of exactly 100",
+		"21 examples, 1 failure",
+	},
+	"ctest.log": {
+		"***Failed",
+		"check.c: fahrenheit[7] = 54, want 45",
+		"92% tests passed, 1 tests failed out of 13",
+	},
 	"actions-go-test.log": {
 		"stock_test.go:13: Boxes(50) = 2, want 1",
 		"FAIL\texample.com/inventory/stock\t",
@@ -83,6 +97,15 @@ func TestSniffedFileAndText(t *testing.T) {
 					t.Errorf("view has %d tokens, budget %d", n, budget)
 				}
 				checkNeedles(t, raw, out.Text, needles)
+				want := "[crumb command"
+				if strings.HasPrefix(name, "actions-") {
+					// Stamped by a CI service: the log view sees past the stamps.
+					want = "[crumb text (log)"
+				}
+				if !strings.HasPrefix(out.Text, want) {
+					first, _, _ := strings.Cut(out.Text, "\n")
+					t.Errorf("view starts %q, want %q", first, want)
+				}
 				checkGolden(t, filepath.Join("testdata", "sniffed", "views", name+"."+string(kind)+".golden"), out.Text+"\n")
 			})
 		}

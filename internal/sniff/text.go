@@ -25,7 +25,8 @@ const (
 	// Prose is text of no form told here.
 	Prose Form = iota
 	// Tests is a test runner's report: go test (text, -v and -json),
-	// pytest, jest, vitest, cargo test, node --test (TAP), unittest.
+	// pytest, jest, vitest, cargo test, node --test (TAP), unittest, rspec,
+	// ctest.
 	Tests
 	// Diagnostics are a compiler's or a linter's messages at file:line:
 	// gcc and clang, go build and go vet, rustc, tsc, eslint, javac, mypy.
@@ -130,10 +131,12 @@ const (
 	cargoTest
 	tap
 	unittest
+	rspec
+	ctest
 	numRunners
 )
 
-var runnerNames = [numRunners]string{"go test", "go test -json", "pytest", "jest", "vitest", "cargo test", "TAP", "unittest"}
+var runnerNames = [numRunners]string{"go test", "go test -json", "pytest", "jest", "vitest", "cargo test", "TAP", "unittest", "rspec", "ctest"}
 
 // diagTool is a diagnostics writer TextOf tells apart; diagAny stands for
 // the file:line:col form many share.
@@ -280,6 +283,12 @@ var (
 	unitRan      = regexp.MustCompile(`^Ran \d+ tests? in \d`)
 	unitFail     = regexp.MustCompile(`^(FAIL|ERROR): \w+ \(\S+\)`)
 	unitFailed   = regexp.MustCompile(`^FAILED \((failures|errors)=\d+`)
+	unitCase     = regexp.MustCompile(`^\w+ \([\w.]+\)( \(.*\))? \.\.\. ?(ok|FAIL|ERROR|skipped|expected failure)?$`)
+	rspecTotals  = regexp.MustCompile(`^\d+ examples?, \d+ failures?`)
+	rspecRerun   = regexp.MustCompile(`^rspec \./\S+:\d+ # `)
+	rspecTime    = regexp.MustCompile(`^Finished in \d+(\.\d+)? (seconds?|minutes?)`)
+	ctestCase    = regexp.MustCompile(`^\d+/\d+ Test +#\d+: \S+ \.+ *(\*\*\*)?\S+ +\d+(\.\d+)? sec$`)
+	ctestTotals  = regexp.MustCompile(`^\d+% tests passed, \d+ tests? failed out of \d+$`)
 
 	diagColon  = regexp.MustCompile(`^[\w./\\~+@-]*\w\.[A-Za-z]\w*:\d+(:\d+)?: `)
 	diagLevel  = regexp.MustCompile(`^[\w./\\~+@-]*\w\.[A-Za-z]\w*:\d+(:\d+)?: (fatal )?(error|warning|note)\b`)
@@ -366,8 +375,18 @@ func (c *counts) line(t []byte, indent int) {
 		c.strong[tap]++
 	case strings.HasPrefix(s, "# Subtest: "), strings.HasPrefix(s, "duration_ms: "):
 		c.weak[tap]++
-	case has("Ran ", unitRan), hasAny("FE", unitFail), has("FAILED (", unitFailed):
+	case has("Ran ", unitRan), hasAny("FE", unitFail), has("FAILED (", unitFailed), strings.Contains(s, ") ...") && unitCase.MatchString(s):
 		c.strong[unittest]++
+
+	// rspec and ctest
+	case hasAny("0123456789", rspecTotals), has("rspec ./", rspecRerun), has("Finished in ", rspecTime), strings.HasPrefix(s, "Failure/Error: "):
+		c.strong[rspec]++
+	case s == "Failures:" || s == "Failed examples:":
+		c.weak[rspec]++
+	case strings.Contains(s, " Test ") && hasAny("0123456789", ctestCase), strings.HasPrefix(s, "Test project /"), hasAny("0123456789", ctestTotals):
+		c.strong[ctest]++
+	case strings.HasPrefix(s, "Start ") || s == "The following tests FAILED:" || strings.HasPrefix(s, "Total Test time (real)"):
+		c.weak[ctest]++
 
 	// listings drawn by tree, before the gutters of diagnostics
 	case strings.ContainsAny(s, "├└|`") && isTreeLine(s):

@@ -94,6 +94,9 @@ func TestTextOfSniffed(t *testing.T) {
 		"go-vet.txt":          {Form: Diagnostics, Tool: ""},
 		"actions-go-test.log": {Form: Tests, Tool: "go test", Stamped: true},
 		"node-test-doc.md":    {Form: Markdown, Tool: ""},
+		"unittest.txt":        {Form: Tests, Tool: "unittest"},
+		"rspec.log":           {Form: Tests, Tool: "rspec"},
+		"ctest.log":           {Form: Tests, Tool: "ctest"},
 	}
 	dir := filepath.Join("..", "..", "project", "testdata", "sniffed", "files")
 	for name, w := range want {

@@ -12,7 +12,7 @@
 #                   scripts/fixtures/mcpcapture
 #
 # Needs: go, python3-pytest (apt-get install -y python3-pytest), cargo (no
-# crates are fetched), node, and the npm servers of
+# crates are fetched), ruby-rspec, cmake and a C compiler, node, and the npm servers of
 # scripts/ci/install-mcp-node.sh in $CRUMB_MCP_NODE_DIR (default .ci/node).
 # Projects are built under /tmp/crumb-sniffed, a fixed path, so that paths
 # in the outputs stay the same from run to run; timings may change. Then run
@@ -219,6 +219,86 @@ mod tests {
 }
 EOF
 (cd "$rs" && cargo test --offline >"$files/cargo-test.log" 2>&1)
+
+# unittest on a pager that makes one page too many when the last is full.
+ut=$work/pager
+mkdir -p "$ut"
+cat >"$ut/test_pages.py" <<'EOF'
+import unittest
+
+
+def pages(items, per_page=10):
+    """How many pages items fill."""
+    return items // per_page + 1  # the fault: one page too many when the last page is full
+
+
+class PagesTest(unittest.TestCase):
+    def test_no_items(self):
+        self.assertEqual(pages(0), 1)
+
+    def test_counts(self):
+        for n in range(1, 40):
+            with self.subTest(items=n):
+                self.assertEqual(pages(n), -(-n // 10))
+EOF
+(cd "$ut" && /usr/bin/python3 -m unittest -v >"$files/unittest.txt" 2>&1)
+
+# rspec on a cart whose discount starts one cent too late.
+rb=$work/cart
+mkdir -p "$rb/spec" "$rb/lib"
+cat >"$rb/lib/cart.rb" <<'EOF'
+class Cart
+  def initialize(prices) = @prices = prices
+  def total = @prices.sum
+  # Ten percent off orders of 100 or more.
+  def discounted = total > 100 ? total * 0.9 : total # the fault: > for >=
+end
+EOF
+cat >"$rb/spec/cart_spec.rb" <<'EOF'
+require_relative "../lib/cart"
+RSpec.describe Cart do
+  (1..20).each do |n|
+    it "totals #{n} items" do
+      expect(Cart.new([5] * n).total).to eq(5 * n)
+    end
+  end
+  it "discounts orders of exactly 100" do
+    expect(Cart.new([100]).discounted).to eq(90)
+  end
+end
+EOF
+(cd "$rb" && rspec --no-color >"$files/rspec.log" 2>&1)
+
+# ctest over a conversion table with one mistyped entry.
+ct=$work/units
+mkdir -p "$ct"
+cat >"$ct/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.10)
+project(units C)
+enable_testing()
+add_executable(check check.c)
+foreach(n RANGE 0 12)
+  add_test(NAME fahrenheit_${n} COMMAND check ${n})
+endforeach()
+EOF
+cat >"$ct/check.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Degrees Fahrenheit of 0 to 12 degrees Celsius, rounded half up. */
+static const int fahrenheit[] = {32, 34, 36, 37, 39, 41, 43, 54, 46, 48, 50, 52, 54}; /* the fault: 54 for 45 */
+
+int main(int argc, char **argv) {
+	int c = atoi(argv[1]);
+	int want = (c * 18 + 325) / 10;
+	if (fahrenheit[c] != want) {
+		fprintf(stderr, "check.c: fahrenheit[%d] = %d, want %d\n", c, fahrenheit[c], want);
+		return 1;
+	}
+	return 0;
+}
+EOF
+(cd "$ct" && cmake -S . -B build >/dev/null && cmake --build build >/dev/null && cd build && ctest --output-on-failure >"$files/ctest.log" 2>&1)
 
 # A Markdown document about tests, which quotes test code: not a report.
 cp /usr/share/doc/nodejs/api/test.md "$files/node-test-doc.md"
