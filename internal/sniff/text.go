@@ -111,9 +111,6 @@ func TextOf(head, tail []byte) Text {
 	if tail != nil {
 		c.part(tail, false, true)
 	}
-	if c.heading {
-		c.headings++
-	}
 	t := c.decide(head)
 	t.Stamped = c.lines > 0 && c.stamped*2 > c.lines
 	return t
@@ -170,10 +167,10 @@ type counts struct {
 	html      int // lines that hold an HTML tag
 	headings  int // Markdown headings
 	fences    int // Markdown code fences
-	mdMarks   int // links, list items, tables, block quotes
+	mdMarks   int // list items, tables, block quotes
 	listing   int // lines that are a path, an ls -l entry or a tree line
 	prevBlank bool
-	heading   bool // the line before was a heading if the next is blank
+	heading   bool // the last line was a heading if the next is blank
 	links     int  // Markdown links
 	stamped   int  // lines that open with a timestamp
 	crashEnd  int  // lines counted when the last crash line was met
@@ -229,6 +226,11 @@ func (c *counts) part(b []byte, cutEnd, cutStart bool) {
 		}
 		c.line(t, len(l)-len(t))
 		c.prevBlank = false
+	}
+	if c.heading {
+		// The last line of the part: nothing follows it here.
+		c.headings++
+		c.heading = false
 	}
 }
 
