@@ -319,8 +319,6 @@ cat >"$work/calls.json" <<EOF
 [
   {"name": "read-ci-go-test-v", "tool": "read_text_file", "args": {"path": "$work/served/ci-go-test-v.log"},
    "needles": [{"text": "--- FAIL: TestBoxes/units=50", "why": "a failing subtest"}]},
-  {"name": "read-pytest", "tool": "read_text_file", "args": {"path": "$work/served/pytest.log"},
-   "needles": [{"text": "FAILED tests/test_discount.py::test_large_orders_get_ten_percent[100]", "why": "the failing test"}]},
   {"name": "read-multiple-logs", "tool": "read_multiple_files", "args": {"paths": ["$work/served/pytest.log", "$work/served/cargo-test.log"]},
    "needles": [{"text": "test tests::rounds_to_nearest ... FAILED", "why": "the failing cargo test"}]}
 ]
