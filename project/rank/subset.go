@@ -28,9 +28,6 @@ func (l Levels) Words(least Level) uint32 {
 	return w
 }
 
-// NWords counts the words of a bit set such as Words returns.
-func NWords(set uint32) int { return bits.OnesCount32(set) }
-
 // AddUnmatched counts n units that hold none of the words: a scan that
 // matches only some of its units counts the rest at the end.
 func (s *Stats) AddUnmatched(n int64) { s.units += max(n, 0) }

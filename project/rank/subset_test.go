@@ -26,7 +26,7 @@ func TestStatsDF(t *testing.T) {
 	var lv Levels
 	lv.Raise(0, Part)
 	lv.Raise(3, Whole)
-	if w := lv.Words(Part); w != 1|1<<3 || NWords(w) != 2 {
+	if w := lv.Words(Part); w != 1|1<<3 || lv.Words(Whole) != 1<<3 {
 		t.Errorf("words %b", w)
 	}
 	lv.Raise(MaxWords-1, Exact)
