@@ -31,6 +31,14 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 	if isLog {
 		return projectLog(ctx, in, f)
 	}
+	// A document is shown by its sections (document.go).
+	if df, ok, err := sniffDocument(e, ""); err != nil {
+		return Output{}, err
+	} else if ok {
+		if out, ok, err := documentView(ctx, e, layout{title: "text"}, df, intentOf(in.Args), false, headShare); err != nil || ok && in.Counter.Count(out.Text) <= in.Budget {
+			return out, err
+		}
+	}
 	return e.headTail(ctx, layout{title: "text"})
 }
 
