@@ -151,7 +151,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			if r.Line >= best.Line && r.Line <= best.Last {
 				continue // the best section holds it
 			}
-			x, used, err := d.section(r.Section, min(r.Line+docRunnerLines-1, r.Last), min(room, int(float64(e.in.Budget)*docRunnerShare)))
+			x, used, err := d.section(r.Section, min(max(r.Body, r.Line+1), r.Last), min(room, int(float64(e.in.Budget)*docRunnerShare)))
 			if err != nil {
 				return nil, err
 			}

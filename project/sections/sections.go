@@ -76,7 +76,13 @@ func (f Format) Grep() string {
 // .txt, .rst or licence file) or its first lines hold a heading.
 func Detect(name string, head []byte) (Format, bool) {
 	base := strings.ToLower(path.Base(strings.ReplaceAll(name, `\`, "/")))
+	if isMan(head) {
+		return Man, true
+	}
 	switch path.Ext(base) {
+	case ".yaml", ".yml", ".json", ".toml", ".ini", ".cfg", ".conf", ".xml", ".csv", ".log", ".lock", ".sum", ".mod", ".sh", ".env":
+		// Data and configuration: a "#" line is a comment.
+		return Plain, false
 	case ".html", ".htm", ".xhtml":
 		return HTML, true
 	case ".md", ".markdown", ".mdx":
@@ -84,13 +90,10 @@ func Detect(name string, head []byte) (Format, bool) {
 	case ".rst", ".txt", ".text", ".adoc":
 		return Plain, true
 	}
-	if isMan(head) {
-		return Man, true
-	}
 	if isHTML(head) {
 		return HTML, true
 	}
-	if name != "" && path.Ext(base) == "" && licenceName(base) {
+	if ext := strings.TrimPrefix(path.Ext(base), "."); name != "" && strings.Trim(ext, "0123456789") == "" && licenceName(base) {
 		return Plain, true
 	}
 	if atxHeadings(head) >= 2 {

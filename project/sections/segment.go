@@ -26,7 +26,10 @@ const (
 	maxHeading = 200
 	// lookahead is how many lines past the current one a heading may need:
 	// an underline, the rest of a multi-line tag or HTML heading.
-	lookahead = 3
+	lookahead = 4
+	// maxTags bounds the tag lines of one term ("-L port:host:hostport",
+	// "-L local_socket:remote_socket", ...).
+	maxTags = 4
 	// headLines is how many of a section's first non-blank lines count as
 	// its head when ranking.
 	headLines = 3
@@ -45,7 +48,9 @@ func (l *line) blank() bool { return len(l.t) == 0 }
 // heading is what classifying a line found.
 type heading struct {
 	text, anchor string
-	names        []string
+	// beside is the start of a term's text on its tag's line.
+	beside string
+	names  []string
 	level        int
 	term         bool
 	span         int // lines the heading takes, its first included
@@ -57,8 +62,12 @@ type open struct {
 	idx    int // its index in Result.Sections, -1 when not listed
 	fields *rank.Fields
 	lv     rank.Levels // every level met in it, for the counts
+	option bool        // its name is a short option the intent names
 	lines  int64
 	head   int // non-blank body lines counted as its head
+	// describe marks a term whose first line of text is still to come:
+	// it says what the term is, and counts as its name.
+	describe bool
 }
 
 // cand is a section the intent matches, held until the pass ends.
@@ -89,6 +98,7 @@ type Segmenter struct {
 	headLevel int   // the level of the last heading that is not a term
 	terms     []int // the indents of the open terms (man pages)
 	skipTag   []byte
+	opts      []string // the short options the intent names ("-X")
 	cur       *open
 	res       Result
 	cands     []cand
@@ -123,7 +133,10 @@ type Ranked struct {
 // ranks the sections for the matcher's intent.
 func New(f Format, m *rank.Matcher) *Segmenter {
 	s := &Segmenter{f: f, prevBlank: true, res: Result{Format: f}}
-	if m != nil && m.N()+len(m.Intent().Keys) > 0 {
+	if m != nil {
+		s.opts = m.Intent().Options()
+	}
+	if m != nil && m.N()+len(m.Intent().Keys)+len(s.opts) > 0 {
 		s.m = m
 		s.st = rank.NewStats(m)
 	}
@@ -256,6 +269,14 @@ func (s *Segmenter) start(cur *line, h heading) {
 		o.fields.Add(lv, rank.FieldName)
 		o.lv = lv
 		for _, name := range h.names {
+			if len(name) == 1 && h.term {
+				for _, opt := range s.opts {
+					if opt[1:] == name {
+						o.fields.ExactOption()
+						o.option = true
+					}
+				}
+			}
 			o.fields.ExactName(s.m, name)
 			nl := s.m.Levels([]byte(name))
 			o.fields.Add(nl, rank.FieldName)
@@ -263,7 +284,11 @@ func (s *Segmenter) start(cur *line, h heading) {
 		}
 	}
 	o.lines = int64(h.span)
+	o.describe = h.term
 	s.cur = o
+	if h.beside != "" && s.m != nil {
+		s.describe(o, []byte(h.beside))
+	}
 }
 
 // count adds a line to the current section: to its head or its body when
@@ -279,8 +304,12 @@ func (s *Segmenter) count(cur *line, body bool) {
 	}
 	text := cur.t
 	if s.f == HTML {
-		s.scratch = stripTags(s.scratch[:0], text)
+		s.scratch = stripTags(s.scratch[:0], text, true)
 		text = s.scratch
+	}
+	if o.describe {
+		s.describe(o, text)
+		return
 	}
 	lv := s.m.Levels(text)
 	field := rank.FieldBody
@@ -292,6 +321,17 @@ func (s *Segmenter) count(cur *line, body bool) {
 		o.fields.Add(lv, field)
 		o.lv = o.lv.Merge(lv)
 	}
+}
+
+// describe counts the first line of a term's text: as its name, for it
+// says what the term is ("-l  Show fingerprint of specified public key
+// file").
+func (s *Segmenter) describe(o *open, text []byte) {
+	lv := s.m.Levels(text)
+	o.fields.Add(lv, rank.FieldName)
+	o.lv = o.lv.Merge(lv)
+	o.describe = false
+	o.head++
 }
 
 // closeCur ends the current section at line end and counts it.
@@ -312,25 +352,38 @@ func (s *Segmenter) closeCur(end int64) {
 	s.st.Add(o.lv)
 	s.units++
 	s.unitLines += o.lines
-	if o.lv == 0 {
+	if o.lv == 0 && !o.option {
 		return
 	}
 	c := cand{sec: o.sec, idx: o.idx, fields: o.fields, lines: o.lines}
-	if len(s.cands) < maxCands {
-		s.cands = append(s.cands, c)
-		return
+	if len(s.cands) == maxCands {
+		s.prune()
 	}
-	// Full: the new one replaces the weakest, by the counts so far.
+	s.cands = append(s.cands, c)
+}
+
+// prune keeps the better half of the candidates, by the counts so far, so
+// that holding them costs a bounded amount of memory and each new one
+// little time.
+func (s *Segmenter) prune() {
 	avg := float64(s.unitLines) / float64(max(s.units, 1))
-	weakest, low := -1, c.fields.Score(s.st, float64(c.lines), avg)
-	for i, o := range s.cands {
-		if sc := o.fields.Score(s.st, float64(o.lines), avg); sc < low {
-			weakest, low = i, sc
-		}
+	scores := make([]float64, len(s.cands))
+	for i, c := range s.cands {
+		scores[i] = c.fields.Score(s.st, float64(c.lines), avg)
 	}
-	if weakest >= 0 {
-		s.cands[weakest] = c
+	idx := make([]int, len(s.cands))
+	for i := range idx {
+		idx[i] = i
 	}
+	sort.SliceStable(idx, func(a, b int) bool { return scores[idx[a]] > scores[idx[b]] })
+	keep := idx[:maxCands/2]
+	sort.Ints(keep)
+	out := s.cands[:0]
+	for _, i := range keep {
+		out = append(out, s.cands[i])
+	}
+	clear(s.cands[len(out):])
+	s.cands = out
 }
 
 // classify reports whether the current line starts a section.
@@ -470,7 +523,7 @@ func (s *Segmenter) manHeading(cur *line, next []line) (heading, bool) {
 	// at the column the next line is indented to.
 	lines := append([]line{*cur}, next...)
 	var tags []string
-	for k := 1; k < len(lines) && k <= 3; k++ {
+	for k := 1; k < len(lines) && k <= maxTags; k++ {
 		tag, after := lines[k-1], lines[k]
 		if tag.indent != cur.indent || after.blank() {
 			break
@@ -480,7 +533,11 @@ func (s *Segmenter) manHeading(cur *line, next []line) (heading, bool) {
 			if !tagLike(t) {
 				break
 			}
-			return s.term(cur.indent, strings.Join(append(tags, string(t)), ", "), k), true
+			h := s.term(cur.indent, strings.Join(append(tags, string(t)), ", "), k)
+			if len(t) < len(tag.t) {
+				h.beside = strings.TrimSpace(string(tag.t[len(t):]))
+			}
+			return h, true
 		}
 		if after.indent != cur.indent || !tagLike(tag.t) {
 			break
@@ -524,7 +581,10 @@ func tagBeside(raw []byte, c int) []byte {
 		return t
 	}
 	tag := bytes.TrimSpace(raw[:c])
-	if raw[c-2] == ' ' || bytes.IndexByte(tag, ' ') < 0 {
+	if raw[c-2] == ' ' {
+		return tag
+	}
+	if r, _ := utf8.DecodeRune(raw[c:]); bytes.IndexByte(tag, ' ') < 0 && unicode.IsLetter(r) && tag[len(tag)-1] != ',' {
 		return tag
 	}
 	return t
@@ -625,7 +685,10 @@ func (s *Segmenter) htmlHeading(cur *line, next []line) (heading, bool) {
 		return heading{}, false
 	}
 	el = el[:end]
-	text := collapse(html.UnescapeString(string(stripTags(nil, el))))
+	if level == 0 && onlyLinks(el) {
+		return heading{}, false // an entry of a table of contents
+	}
+	text := collapse(strings.TrimRight(html.UnescapeString(string(stripTags(nil, el, false))), " \t¶#"))
 	if text == "" {
 		return heading{}, false
 	}
@@ -639,6 +702,30 @@ func (s *Segmenter) htmlHeading(cur *line, next []line) (heading, bool) {
 		h.names = optionNames(text)
 	}
 	return h, true
+}
+
+// onlyLinks reports markup whose text is all inside links: a table of
+// contents' entry, not a term.
+func onlyLinks(el []byte) bool {
+	low := bytes.ToLower(el)
+	var rest []byte
+	for {
+		i := bytes.Index(low, []byte("<a "))
+		if i < 0 {
+			rest = append(rest, low...)
+			break
+		}
+		rest = append(rest, low[:i]...)
+		j := bytes.Index(low[i:], []byte("</a>"))
+		if j < 0 {
+			break
+		}
+		if !bytes.Contains(low[i:i+j], []byte("href=")) {
+			rest = append(rest, low[i:i+j]...)
+		}
+		low = low[i+j+4:]
+	}
+	return len(bytes.TrimSpace(stripTags(nil, rest, false))) == 0 && bytes.Contains(bytes.ToLower(el), []byte("href="))
 }
 
 // anchorOf returns the first id or name attribute in an element's markup.
@@ -656,8 +743,8 @@ func anchorOf(el []byte) string {
 }
 
 // stripTags appends b without its HTML tags (a tag left open at the end
-// is dropped too).
-func stripTags(dst, b []byte) []byte {
+// is dropped too), each replaced by a space when spaced.
+func stripTags(dst, b []byte, spaced bool) []byte {
 	in := false
 	for _, c := range b {
 		switch {
@@ -665,7 +752,9 @@ func stripTags(dst, b []byte) []byte {
 			in = true
 		case c == '>' && in:
 			in = false
-			dst = append(dst, ' ')
+			if spaced {
+				dst = append(dst, ' ')
+			}
 		case !in:
 			dst = append(dst, c)
 		}
@@ -712,8 +801,17 @@ func optionNames(text string) []string {
 }
 
 // codeNames returns the name a heading is, when it is one word or a code
-// name (`new Worker(filename)` → Worker is not; "XZ_DEFAULTS" is).
+// name ("XZ_DEFAULTS"), or names a function or a class by its signature
+// ("tempfile.mkstemp(suffix=None)" → mkstemp; "new Worker(filename)" →
+// Worker).
 func codeNames(text string) []string {
+	if i := strings.IndexByte(text, '('); i > 0 {
+		j := strings.TrimRight(text[:i], " ")
+		k := strings.LastIndexFunc(j, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+		if name := j[k+1:]; name != "" && len(j) < 120 {
+			return []string{name}
+		}
+	}
 	f := strings.Fields(strings.Trim(text, "`*_ "))
 	if len(f) != 1 {
 		return nil
