@@ -51,9 +51,9 @@ type heading struct {
 	// beside is the start of a term's text on its tag's line.
 	beside string
 	names  []string
-	level        int
-	term         bool
-	span         int // lines the heading takes, its first included
+	level  int
+	term   bool
+	span   int // lines the heading takes, its first included
 }
 
 // open is the section being read: its fields for ranking.
@@ -92,21 +92,21 @@ type Segmenter struct {
 	prevAdorn byte
 	// prevHeading reports that the line before was a heading's last.
 	prevHeading bool
-	skip      int    // lines of the current heading still to pass
-	fence     []byte // the open fence of Markdown code
-	adorns    []string
-	headLevel int   // the level of the last heading that is not a term
-	terms     []int // the indents of the open terms (man pages)
-	skipTag   []byte
-	opts      []string // the short options the intent names ("-X")
-	cur       *open
-	res       Result
-	cands     []cand
-	st        *rank.Stats
-	units     int64
-	unitLines int64
-	last      int64
-	scratch   []byte
+	skip        int    // lines of the current heading still to pass
+	fence       []byte // the open fence of Markdown code
+	adorns      []string
+	headLevel   int   // the level of the last heading that is not a term
+	terms       []int // the indents of the open terms (man pages)
+	skipTag     []byte
+	opts        []string // the short options the intent names ("-X")
+	cur         *open
+	res         Result
+	cands       []cand
+	st          *rank.Stats
+	units       int64
+	unitLines   int64
+	last        int64
+	scratch     []byte
 }
 
 // Result is what a pass found.
