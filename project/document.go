@@ -143,44 +143,108 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		note += "; next best: " + strings.Join(also, ", ")
 	}
 	l.prelude = append(l.prelude, note+"]")
-	return d.fill(ctx, l, 2+len(runners), docFocusOutlineShare, func(room int) ([]excerpt, error) {
-		var xs []excerpt
-		// The runners-up first, each bounded; then the best section with
-		// what is left.
-		for _, r := range runners {
+	// The section the best is in, by its heading, and the runners-up, by
+	// theirs; each with its first line of text.
+	heads := runners
+	if p, ok := d.parent(best.Section); ok {
+		heads = append([]sections.Ranked{{Section: p}}, runners...)
+	}
+	return d.fill(ctx, l, 2+len(heads), docFocusOutlineShare, func(room int) ([]excerpt, error) {
+		type placed struct {
+			s    sections.Section
+			x    excerpt
+			used int
+		}
+		var ps []placed
+		for _, r := range heads {
 			if r.Line >= best.Line && r.Line <= best.Last {
 				continue // the best section holds it
 			}
-			x, used, err := d.section(r.Section, min(max(r.Body, r.Line+1), r.Last), min(room, int(float64(e.in.Budget)*docRunnerShare)))
+			to := min(max(r.Body, r.Line+1), r.Last)
+			if r.Line < best.Line {
+				to = min(to, best.Line-1)
+			}
+			x, used, err := d.section(r.Section, to, min(room, int(float64(e.in.Budget)*docRunnerShare)))
 			if err != nil {
 				return nil, err
 			}
-			if x.empty() || overlaps(xs, x) {
+			if x.empty() || overlapsAny(ps, x, func(p placed) excerpt { return p.x }) {
 				continue
 			}
-			xs = append(xs, x)
+			ps = append(ps, placed{r.Section, x, used})
 			room -= used
 		}
+		// The best section, from its heading, with what is left.
 		to := best.Last
-		for _, x := range xs {
-			if x.first > best.Line && x.first <= to {
-				to = x.first - 1
+		for _, p := range ps {
+			if p.x.first > best.Line && p.x.first <= to {
+				to = p.x.first - 1
 			}
 		}
-		x, _, err := d.section(best.Section, to, room)
+		x, used, err := d.section(best.Section, to, room)
 		if err != nil {
 			return nil, err
 		}
-		kept := xs[:0]
-		for _, y := range xs {
-			if !overlaps([]excerpt{x}, y) {
-				kept = append(kept, y)
+		room -= used
+		// What the best section leaves goes to the runners-up, in their
+		// order, each shown on as far as the next excerpt.
+		for i := range ps {
+			p := &ps[i]
+			if room <= 0 || x.last() < to || x.cutEnd {
+				break
+			}
+			end := p.s.Last
+			for _, q := range append(ps, placed{x: x}) {
+				if q.x.first > p.x.first && q.x.first <= end {
+					end = q.x.first - 1
+				}
+			}
+			if end <= p.x.last() {
+				continue
+			}
+			y, u, err := d.section(p.s, end, room+p.used)
+			if err != nil {
+				return nil, err
+			}
+			if y.to > p.x.to {
+				room -= u - p.used
+				p.x, p.used = y, u
 			}
 		}
-		xs = append(kept, x)
+		xs := []excerpt{x}
+		for _, p := range ps {
+			xs = append(xs, p.x)
+		}
 		sortExcerpts(xs)
 		return xs, nil
 	})
+}
+
+// parent returns the section s is in, the innermost, when s is not at the
+// top.
+func (d *document) parent(s sections.Section) (sections.Section, bool) {
+	var p sections.Section
+	ok := false
+	for _, q := range d.res.Sections {
+		if q.Line >= s.Line {
+			break
+		}
+		if q.Last >= s.Line && q.Level < s.Level {
+			p, ok = q, true
+		}
+	}
+	return p, ok
+}
+
+// overlapsAny reports whether x shares a line with the excerpt of one of
+// items.
+func overlapsAny[T any](items []T, x excerpt, of func(T) excerpt) bool {
+	for _, it := range items {
+		if y := of(it); x.from < y.to && y.from < x.to {
+			return true
+		}
+	}
+	return false
 }
 
 // section cuts the excerpt of a section from its heading to line to, in
@@ -289,16 +353,6 @@ func outlineText(f sections.Format, s sections.Section) string {
 
 // headingText quotes a heading for a note.
 func headingText(s sections.Section) string { return strconv.Quote(fileClip(s.Heading, 80)) }
-
-// overlaps reports whether x shares a line with one of xs.
-func overlaps(xs []excerpt, x excerpt) bool {
-	for _, y := range xs {
-		if x.from < y.to && y.from < x.to {
-			return true
-		}
-	}
-	return false
-}
 
 // sortExcerpts orders excerpts by where they start.
 func sortExcerpts(xs []excerpt) {
