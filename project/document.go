@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,7 +92,9 @@ func documentView(ctx context.Context, e *excerptor, l layout, f sections.Format
 		return Output{}, false, nil
 	}
 	d := &document{e: e, res: res, intent: intent, headShare: headShare}
-	l.facts = append(l.facts, f.String())
+	if !slices.Contains(l.facts, f.String()) {
+		l.facts = append(l.facts, f.String())
+	}
 	var out Output
 	if len(res.Ranked) > 0 {
 		out, err = d.focused(ctx, l)
@@ -146,14 +149,18 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 	// The section the best is in, by its heading, and the runners-up, by
 	// theirs; each with its first line of text.
 	heads := runners
-	if p, ok := d.parent(best.Section); ok {
-		heads = append([]sections.Ranked{{Section: p}}, runners...)
+	parent, hasParent := d.parent(best.Section)
+	if hasParent {
+		heads = append([]sections.Ranked{{Section: parent}}, runners...)
 	}
 	return d.fill(ctx, l, 2+len(heads), docFocusOutlineShare, func(room int) ([]excerpt, error) {
 		type placed struct {
 			s    sections.Section
 			x    excerpt
 			used int
+			// parent marks the section the best is in: its heading
+			// only.
+			parent bool
 		}
 		var ps []placed
 		for _, r := range heads {
@@ -171,7 +178,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			if x.empty() || overlapsAny(ps, x, func(p placed) excerpt { return p.x }) {
 				continue
 			}
-			ps = append(ps, placed{r.Section, x, used})
+			ps = append(ps, placed{r.Section, x, used, hasParent && r.Line == parent.Line})
 			room -= used
 		}
 		// The best section, from its heading, with what is left.
@@ -192,6 +199,9 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			p := &ps[i]
 			if room <= 0 || x.last() < to || x.cutEnd {
 				break
+			}
+			if p.parent {
+				continue
 			}
 			end := p.s.Last
 			for _, q := range append(ps, placed{x: x}) {
@@ -325,7 +335,11 @@ func (d *document) outline(shown lineSpans, room int) ([]string, int, error) {
 		if ranked[s.Line] {
 			rank += 3
 		}
-		o.offer(rankedDef{d: &srcDef{line: s.Line, start: s.Line, end: s.Last, depth: s.Level - 1, ord: i,
+		depth := s.Level - 1
+		if d.res.Format == sections.Markdown {
+			depth = 0 // its "#"s say it
+		}
+		o.offer(rankedDef{d: &srcDef{line: s.Line, start: s.Line, end: s.Last, depth: depth, ord: i,
 			name: s.Heading, text: outlineText(d.res.Format, s)}, rank: rank})
 	}
 	if o.total == 0 {

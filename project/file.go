@@ -141,7 +141,7 @@ func (v *fileView) project(ctx context.Context) (Output, error) {
 	}
 	// A document (no source language) is shown by its sections, unless
 	// the read asked for lines, a symbol or a pattern (document.go).
-	if a := v.args; v.defs.lang == nil && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "" {
+	if a := v.args; (v.defs.lang == nil || v.defs.lang == langMd) && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "" {
 		if df, ok, err := sniffDocument(e, a.path); err != nil {
 			return Output{}, err
 		} else if ok {
