@@ -158,8 +158,8 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			s    sections.Section
 			x    excerpt
 			used int
-			// parent marks the section the best is in: its heading
-			// only.
+			// parent marks the section the best is in: the last to be
+			// shown on.
 			parent bool
 		}
 		var ps []placed
@@ -194,14 +194,23 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		}
 		room -= used
 		// What the best section leaves goes to the runners-up, in their
-		// order, each shown on as far as the next excerpt.
-		for i := range ps {
+		// order, each shown on as far as the next excerpt; then to the
+		// section the best is in.
+		order := make([]int, 0, len(ps))
+		for i, p := range ps {
+			if !p.parent {
+				order = append(order, i)
+			}
+		}
+		for i, p := range ps {
+			if p.parent {
+				order = append(order, i)
+			}
+		}
+		for _, i := range order {
 			p := &ps[i]
 			if room <= 0 || x.last() < to || x.cutEnd {
 				break
-			}
-			if p.parent {
-				continue
 			}
 			end := p.s.Last
 			for _, q := range append(ps, placed{x: x}) {
