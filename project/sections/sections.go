@@ -20,6 +20,8 @@ import (
 	"bytes"
 	"path"
 	"strings"
+
+	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // Format is the markup a document is written in, which says how its
@@ -136,7 +138,7 @@ func isMan(head []byte) bool {
 // isHTML reports a document that opens as HTML.
 func isHTML(head []byte) bool {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	t = bytes.ToLower(t[:min(len(t), 512)])
+	t = rank.AppendLower(nil, t[:min(len(t), 512)])
 	return bytes.HasPrefix(t, []byte("<!doctype html")) || bytes.HasPrefix(t, []byte("<html")) ||
 		bytes.HasPrefix(t, []byte("<?xml")) && bytes.Contains(t, []byte("<html"))
 }

@@ -300,3 +300,19 @@ func FuzzSegment(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSegment measures one ranked pass over a man page.
+func BenchmarkSegment(b *testing.B) {
+	doc := fixture(b, "man-xz.txt")
+	lines := bytes.Split(doc, []byte("\n"))
+	m := rank.NewMatcher(rank.Parse("keep the input files"))
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := New(Man, m)
+		for i, l := range lines {
+			s.Line(int64(i+1), l)
+		}
+		s.Close(int64(len(lines)))
+	}
+}

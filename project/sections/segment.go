@@ -107,6 +107,7 @@ type Segmenter struct {
 	unitLines   int64
 	last        int64
 	scratch     []byte
+	low         []byte // scratch: a line in lower case
 }
 
 // Result is what a pass found.
@@ -640,7 +641,8 @@ func (s *Segmenter) htmlHeading(cur *line, next []line) (heading, bool) {
 	if len(t) == 0 || bytes.IndexByte(t, '<') < 0 {
 		return heading{}, false
 	}
-	low := bytes.ToLower(t)
+	s.low = rank.AppendLower(s.low[:0], t)
+	low := s.low
 	if len(s.skipTag) > 0 {
 		if bytes.Contains(low, s.skipTag) {
 			s.skipTag = s.skipTag[:0]
@@ -674,13 +676,13 @@ func (s *Segmenter) htmlHeading(cur *line, next []line) (heading, bool) {
 	el := append([]byte(nil), t[at:]...)
 	span := 1
 	for _, l := range next {
-		if bytes.Contains(bytes.ToLower(el), []byte(closer)) {
+		if bytes.Contains(rank.AppendLower(nil, el), []byte(closer)) {
 			break
 		}
 		el = append(append(el, ' '), l.t...)
 		span++
 	}
-	end := bytes.Index(bytes.ToLower(el), []byte(closer))
+	end := bytes.Index(rank.AppendLower(nil, el), []byte(closer))
 	if end < 0 {
 		return heading{}, false
 	}
@@ -707,7 +709,7 @@ func (s *Segmenter) htmlHeading(cur *line, next []line) (heading, bool) {
 // onlyLinks reports markup whose text is all inside links: a table of
 // contents' entry, not a term.
 func onlyLinks(el []byte) bool {
-	low := bytes.ToLower(el)
+	low := rank.AppendLower(nil, el)
 	var rest []byte
 	for {
 		i := bytes.Index(low, []byte("<a "))
@@ -725,12 +727,12 @@ func onlyLinks(el []byte) bool {
 		}
 		low = low[i+j+4:]
 	}
-	return len(bytes.TrimSpace(stripTags(nil, rest, false))) == 0 && bytes.Contains(bytes.ToLower(el), []byte("href="))
+	return len(bytes.TrimSpace(stripTags(nil, rest, false))) == 0 && bytes.Contains(rank.AppendLower(nil, el), []byte("href="))
 }
 
 // anchorOf returns the first id or name attribute in an element's markup.
 func anchorOf(el []byte) string {
-	low := bytes.ToLower(el)
+	low := rank.AppendLower(nil, el)
 	for _, attr := range []string{` id="`, ` name="`, ` id='`, ` name='`} {
 		if i := bytes.Index(low, []byte(attr)); i >= 0 {
 			rest := el[i+len(attr):]
