@@ -34,9 +34,9 @@ const (
 	// docRunnerUp is the share of the best section's score a runner-up
 	// must reach to be shown.
 	docRunnerUp = 0.4
-	// docRunnerLines is how many lines of a runner-up are shown: its
-	// heading and the first lines of its text.
-	docRunnerLines = 2
+	// docMatchContext is the lines shown each side of the line of the
+	// best section that holds most of the intent, when it is shown apart.
+	docMatchContext = 1
 )
 
 // document is what one pass over a document found, and how to show it.
@@ -138,6 +138,9 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 	}
 	note := fmt.Sprintf("[focus: %s (%s), the section that best matches the intent %s", headingText(best.Section),
 		linesText(best.Line, best.Last), strconv.Quote(fileClip(d.intent, 60)))
+	if best.Match > 0 {
+		note += "; most of it at line " + textfmt.Int(best.Match)
+	}
 	if len(runners) > 0 {
 		also := make([]string, len(runners))
 		for i, r := range runners {
@@ -192,6 +195,22 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The line of it that holds most of the intent, when that is past
+		// what fits, around it; the section's start gives it room.
+		var near excerpt
+		if m := best.Match; m > x.last() && m <= to && x.last() > best.Line {
+			from := max(m-docMatchContext, best.Line+1)
+			y, yUsed, err := d.section(sections.Section{Line: from}, min(m+docMatchContext, to), min(room/3, int(float64(e.in.Budget)*docRunnerShare)))
+			if err != nil {
+				return nil, err
+			}
+			if !y.empty() {
+				if x, used, err = d.section(best.Section, from-1, room-yUsed); err != nil {
+					return nil, err
+				}
+				near, to, room = y, from-1, room-yUsed
+			}
+		}
 		room -= used
 		// What the best section leaves goes to the runners-up, in their
 		// order, each shown on as far as the next excerpt; then to the
@@ -231,6 +250,9 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			}
 		}
 		xs := []excerpt{x}
+		if !near.empty() {
+			xs = append(xs, near)
+		}
 		for _, p := range ps {
 			xs = append(xs, p.x)
 		}

@@ -85,6 +85,21 @@ func TestDocumentSections(t *testing.T) {
 	}
 }
 
+// TestDocumentSectionMatch checks that in a section too long for the view,
+// the line that holds most of the intent is shown too.
+func TestDocumentSectionMatch(t *testing.T) {
+	b := docFixture(t, "licence-GFDL-1.2")
+	args, _ := json.Marshal(map[string]string{"path": "/usr/share/common-licenses/GFDL-1.2", "intent": "preserve the section entitled History"})
+	out, in := fdProject(t, KindFile, b, "read_file", args, 700)
+	checkViewBasics(t, in, out, false)
+	checkReadsTheRest(t, in, out)
+	for _, w := range []string{"4. MODIFICATIONS", `I. Preserve the section Entitled "History"`} {
+		if l := lineHolding(t, b, w); !strings.Contains(out.Text, l) {
+			t.Errorf("the view does not show the line %q:\n%s", l, out.Text)
+		}
+	}
+}
+
 // TestDocumentOutline checks that a document read without an intent keeps
 // its head and tail and lists the headings between them.
 func TestDocumentOutline(t *testing.T) {

@@ -75,7 +75,7 @@ func (f Format) Grep() string {
 // and its first bytes. It reports false for text that is none of the
 // formats' documents (source code, logs, data), which has no sections to
 // find; plain text counts as a document only when its name says so (a
-// .txt, .rst or licence file) or its first lines hold a heading.
+// .txt, .rst or licence file).
 func Detect(name string, head []byte) (Format, bool) {
 	base := strings.ToLower(path.Base(strings.ReplaceAll(name, `\`, "/")))
 	if isMan(head) {
@@ -179,6 +179,9 @@ type Section struct {
 	// Line is the heading's first line, Body the first line after the
 	// heading (its underline, or the rest of a multi-line tag, excluded).
 	Line, Body int64
+	// Match is the line of the section's own text that holds most of the
+	// intent (0 without an intent, or when no line of its text holds any).
+	Match int64
 	// End is the last line of the section's own text, before the next
 	// heading; Last the last line of the section with its subsections,
 	// before the next heading of its level or higher.

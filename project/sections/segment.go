@@ -63,8 +63,10 @@ type open struct {
 	fields *rank.Fields
 	lv     rank.Levels // every level met in it, for the counts
 	option bool        // its name is a short option the intent names
-	lines  int64
-	head   int // non-blank body lines counted as its head
+	// matchWeight is what the words met on line sec.Match weigh.
+	matchWeight float64
+	lines       int64
+	head        int // non-blank body lines counted as its head
 	// describe marks a term whose first line of text is still to come:
 	// it says what the term is, and counts as its name.
 	describe bool
@@ -108,6 +110,7 @@ type Segmenter struct {
 	last        int64
 	scratch     []byte
 	low         []byte // scratch: a line in lower case
+	run         []line // scratch: the current line and the lookahead
 }
 
 // Result is what a pass found.
@@ -321,6 +324,13 @@ func (s *Segmenter) count(cur *line, body bool) {
 	if lv != 0 {
 		o.fields.Add(lv, field)
 		o.lv = o.lv.Merge(lv)
+		w := 0.0
+		for i := range s.m.N() {
+			w += lv.At(i).Weight()
+		}
+		if w > o.matchWeight {
+			o.sec.Match, o.matchWeight = cur.n, w
+		}
 	}
 }
 
@@ -346,6 +356,7 @@ func (s *Segmenter) closeCur(end int64) {
 	o.sec.Last = o.sec.End
 	if o.idx >= 0 {
 		s.res.Sections[o.idx].End = o.sec.End
+		s.res.Sections[o.idx].Match = o.sec.Match
 	}
 	if s.st == nil {
 		return
@@ -522,7 +533,8 @@ func (s *Segmenter) manHeading(cur *line, next []line) (heading, bool) {
 	// A run of up to three tag lines at one indentation, then the text,
 	// indented more; the last tag line may hold the start of the text,
 	// at the column the next line is indented to.
-	lines := append([]line{*cur}, next...)
+	s.run = append(append(s.run[:0], *cur), next...)
+	lines := s.run
 	var tags []string
 	for k := 1; k < len(lines) && k <= maxTags; k++ {
 		tag, after := lines[k-1], lines[k]
