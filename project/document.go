@@ -156,7 +156,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 	if hasParent {
 		heads = append([]sections.Ranked{{Section: parent}}, runners...)
 	}
-	return d.fill(ctx, l, 2+len(heads), docFocusOutlineShare, func(room int) ([]excerpt, error) {
+	return d.fill(ctx, l, 3+len(heads), docFocusOutlineShare, func(room int) ([]excerpt, error) {
 		type placed struct {
 			s    sections.Section
 			x    excerpt
