@@ -409,15 +409,16 @@ func sortExcerpts(xs []excerpt) {
 }
 
 // commandDocument shows a command's output by its sections when it is a
-// document (a man page, an HTML page) and the call says what it is after;
-// it reports false otherwise, for the command projector to show it.
+// man page, or an HTML page the call says what it is after; it reports
+// false otherwise, for the command projector to show it. A command that
+// failed is the command projector's too: its error is the evidence.
 func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool, error) {
 	intent := intentOf(in.Args)
-	if intent == "" || in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
+	if in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
 		return Output{}, false, nil
 	}
 	f, ok, err := sniffDocument(e, "")
-	if err != nil || !ok || f != sections.Man && f != sections.HTML {
+	if err != nil || !ok || f != sections.Man && (f != sections.HTML || intent == "") {
 		return Output{}, false, err
 	}
 	l := layout{title: "command", facts: []string{ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)}}

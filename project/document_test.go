@@ -1,6 +1,7 @@
 package project
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -119,16 +120,31 @@ func TestDocumentOutline(t *testing.T) {
 }
 
 // TestDocumentCommandWithoutIntent checks that a man page printed by a
-// command for no stated purpose keeps the command's view.
+// command for no stated purpose keeps its head and tail, with the outline of
+// its sections and options between them; and that a failed command keeps
+// the command's view.
 func TestDocumentCommandWithoutIntent(t *testing.T) {
 	b := docFixture(t, "man-strace.txt")
 	args, _ := json.Marshal(map[string]string{"command": "man strace"})
-	out, _ := fdProject(t, KindCommand, b, "bash", args, 2000)
-	if strings.Contains(out.Text, "[focus: ") || !strings.HasPrefix(out.Text, "[crumb command: ") {
-		t.Errorf("a man page without an intent is not the command's view:\n%.400s", out.Text)
+	out, in := fdProject(t, KindCommand, b, "bash", args, 2000)
+	checkViewBasics(t, in, out, false)
+	checkReadsTheRest(t, in, out)
+	for _, w := range []string{"[crumb command: ", "man page", "$ man strace", "[outline of the omitted lines: ", "STRACE(1)"} {
+		if !strings.Contains(out.Text, w) {
+			t.Errorf("the view lacks %q:\n%.1500s", w, out.Text)
+		}
+	}
+	in = testInput(t, b, 2000)
+	in.Tool, in.Args, in.ExitCode = "bash", args, new(int)
+	*in.ExitCode = 16
+	out, err := Project(context.Background(), KindCommand, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "man page") {
+		t.Errorf("a failed command's output is shown as a document:\n%.400s", out.Text)
 	}
 }
-
 // checkReadsTheRest checks that a view's continuation reads exactly what
 // the view omits: with the lines its header says it shows, every line of
 // the result once.

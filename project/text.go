@@ -31,8 +31,9 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 	if isLog {
 		return projectLog(ctx, in, f)
 	}
-	// A document is shown by its sections (document.go).
-	if df, ok, err := sniffDocument(e, ""); err != nil {
+	// A document is shown by its sections (document.go); the call may
+	// name the file it is.
+	if df, ok, err := sniffDocument(e, parseFileArgs(in.Args).path); err != nil {
 		return Output{}, err
 	} else if ok {
 		if out, ok, err := documentView(ctx, e, layout{title: "text"}, df, intentOf(in.Args), false, headShare); err != nil || ok && in.Counter.Count(out.Text) <= in.Budget {
