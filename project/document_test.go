@@ -145,6 +145,7 @@ func TestDocumentCommandWithoutIntent(t *testing.T) {
 		t.Errorf("a failed command's output is shown as a document:\n%.400s", out.Text)
 	}
 }
+
 // checkReadsTheRest checks that a view's continuation reads exactly what
 // the view omits: with the lines its header says it shows, every line of
 // the result once.
