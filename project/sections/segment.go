@@ -12,7 +12,7 @@ import (
 const (
 	// MaxSections bounds the sections a Result lists; those past it are
 	// counted, and ranked, but not listed.
-	MaxSections = 1 << 15
+	MaxSections = 1 << 13
 	// MaxRanked bounds the sections ranked for an intent that a Result
 	// keeps, the best.
 	MaxRanked = 64
