@@ -45,11 +45,15 @@ func segment(t testing.TB, name string, b []byte, intent string) Result {
 	return s.Close(n)
 }
 
-// lineOf returns the number of the first line of b that holds s, or 0.
-func lineOf(b []byte, s string) int64 {
+// lineOf returns the number of the line of b that holds s after nth
+// others that do, or 0.
+func lineOf(b []byte, s string, nth int) int64 {
 	for i, l := range strings.Split(string(b), "\n") {
 		if strings.Contains(l, s) {
-			return int64(i + 1)
+			if nth == 0 {
+				return int64(i + 1)
+			}
+			nth--
 		}
 	}
 	return 0
@@ -66,6 +70,7 @@ func TestDetect(t *testing.T) {
 		{"html-python-cmdline.html", HTML, true},
 		{"licence-LGPL-3", Plain, true},
 		{"rst-mypyc-performance.rst", Plain, true},
+		{"text-sedfaq.txt", Plain, true},
 		{"md-gjson-readme.md", Markdown, true},
 	} {
 		b := fixture(t, c.name)
@@ -93,6 +98,7 @@ func TestSegments(t *testing.T) {
 	for _, c := range []struct {
 		file, heading string
 		at            string // the text of the heading's first line, when not the heading
+		nth           int    // how many lines holding it come before (a table of contents)
 		level         int
 		term          bool
 		parent        string // the heading of the section it is in
@@ -116,6 +122,8 @@ func TestSegments(t *testing.T) {
 		{file: "licence-GFDL-1.2", heading: "9. TERMINATION", level: 1},
 		{file: "rst-mypyc-performance.rst", heading: "Performance tips and tricks", level: 1},
 		{file: "rst-mypyc-performance.rst", heading: "Adjusting garbage collection", level: 2, parent: "Performance tips and tricks"},
+		{file: "text-sedfaq.txt", heading: "5.8. Does sed issue an exit code?", level: 2},
+		{file: "text-sedfaq.txt", heading: "2.3.1. Books", nth: 1, level: 3, parent: "2.3. Where can I learn to use sed?"},
 		{file: "md-gjson-readme.md", heading: "Modifiers and path chaining", level: 2},
 		{file: "md-gjson-readme.md", heading: "Custom modifiers", level: 3, parent: "Modifiers and path chaining"},
 	} {
@@ -125,7 +133,7 @@ func TestSegments(t *testing.T) {
 		if at == "" {
 			at = c.heading
 		}
-		want := lineOf(b, at)
+		want := lineOf(b, at, c.nth)
 		if want == 0 {
 			t.Fatalf("%s: no line holds %q", c.file, at)
 		}
@@ -204,6 +212,8 @@ func TestRankSections(t *testing.T) {
 		{"licence-MPL-1.1", "when the licence terminates", "8. TERMINATION.", "This License and the rights granted hereunder will terminate"},
 		{"licence-GFDL-1.2", "copying in quantity", "3. COPYING IN QUANTITY", "If you publish printed copies"},
 		{"rst-mypyc-performance.rst", "garbage collection", "Adjusting garbage collection", "Compilation does not speed up cyclic garbage collection."},
+		{"text-sedfaq.txt", "does sed return an exit code", "5.8. Does sed issue an exit code?", "Most versions of sed do not"},
+		{"text-sedfaq.txt", "how to do a case-insensitive search", "4.10. How do I perform a case-insensitive search?", "Several versions of sed support case-insensitive matching"},
 		{"md-gjson-readme.md", "how to check that a document is valid json", "Validate JSON", "The `Get*` and `Parse*` functions expects"},
 	} {
 		b := fixture(t, c.file)

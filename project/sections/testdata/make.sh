@@ -3,7 +3,7 @@
 # a Debian system (apt-get install man-db manpages xz-utils strace diffutils
 # zstd openssh-client python3-doc libffi-dev python3-mypy; the licences are
 # in base-files; the Markdown README is a Go module's, from the module
-# cache). None of them is a document the evidence corpus uses.
+# cache; the sed FAQ is numbered like an RFC). None of them is a document the evidence corpus uses.
 set -eu
 cd "$(dirname "$0")"
 for page in xz strace diff zstd scp; do
@@ -20,3 +20,4 @@ cp /usr/lib/python3/dist-packages/mypyc/doc/performance_tips_and_tricks.rst rst-
 readme=$(ls "$(go env GOMODCACHE)"/github.com/tidwall/gjson@*/README.md | tail -1)
 cp "$readme" md-gjson-readme.md
 chmod u+w md-gjson-readme.md
+zcat /usr/share/doc/sed/sedfaq.txt.gz > text-sedfaq.txt
