@@ -37,6 +37,8 @@ const (
 	// docMatchContext is the lines shown each side of the line of the
 	// best section that holds most of the intent, when it is shown apart.
 	docMatchContext = 1
+	// docHeadLines bounds the head shown above the best section.
+	docHeadLines = 3
 )
 
 // document is what one pass over a document found, and how to show it.
@@ -88,11 +90,11 @@ func documentView(ctx context.Context, e *excerptor, l layout, f sections.Format
 	if err != nil {
 		return Output{}, false, err
 	}
-	if res.Total == 0 {
+	if res.Total == 0 || f == sections.Blocks && len(res.Ranked) == 0 {
 		return Output{}, false, nil
 	}
 	d := &document{e: e, res: res, intent: intent, headShare: headShare}
-	if !slices.Contains(l.facts, f.String()) {
+	if f != sections.Blocks && !slices.Contains(l.facts, f.String()) {
 		l.facts = append(l.facts, f.String())
 	}
 	var out Output
@@ -138,6 +140,10 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 	}
 	note := fmt.Sprintf("[focus: %s (%s), the section that best matches the intent %s", headingText(best.Section),
 		linesText(best.Line, best.Last), strconv.Quote(fileClip(d.intent, 60)))
+	if d.res.Format == sections.Blocks {
+		note = fmt.Sprintf("[focus: %s, the block of text that best matches the intent %s", linesText(best.Line, best.Last),
+			strconv.Quote(fileClip(d.intent, 60)))
+	}
 	if best.Match > 0 {
 		note += "; most of it at line " + textfmt.Int(best.Match)
 	}
@@ -145,6 +151,9 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		also := make([]string, len(runners))
 		for i, r := range runners {
 			also[i] = fmt.Sprintf("%s (line %s)", headingText(r.Section), textfmt.Int(r.Line))
+			if d.res.Format == sections.Blocks {
+				also[i] = linesText(r.Line, r.Last)
+			}
 		}
 		note += "; next best: " + strings.Join(also, ", ")
 	}
@@ -166,6 +175,22 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			parent bool
 		}
 		var ps []placed
+		// A short head for orientation: the title, the page's header.
+		if best.Line > 1 {
+			limit, err := e.doc.LineStart(min(docHeadLines, best.Line-1) + 1)
+			if err != nil {
+				return nil, err
+			}
+			x, used, err := e.forward(0, limit, min(room, int(float64(e.in.Budget)*docRunnerShare)))
+			if err != nil {
+				return nil, err
+			}
+			if !x.empty() {
+				x.headed = true
+				ps = append(ps, placed{x: x, used: used, parent: true})
+				room -= used
+			}
+		}
 		for _, r := range heads {
 			if r.Line >= best.Line && r.Line <= best.Last {
 				continue // the best section holds it
@@ -174,7 +199,9 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			if r.Line < best.Line {
 				to = min(to, best.Line-1)
 			}
-			x, used, err := d.section(r.Section, to, min(room, int(float64(e.in.Budget)*docRunnerShare)))
+			// Together they take at most half the room: the best
+			// section comes first.
+			x, used, err := d.section(r.Section, to, min(room/(2*len(heads)), int(float64(e.in.Budget)*docRunnerShare)))
 			if err != nil {
 				return nil, err
 			}
@@ -347,7 +374,7 @@ func (d *document) fill(ctx context.Context, l layout, gaps int, share float64, 
 // outline renders the headings the shown lines leave out, the higher
 // levels first, within room tokens.
 func (d *document) outline(shown lineSpans, room int) ([]string, int, error) {
-	if room <= 0 {
+	if room <= 0 || d.res.Format == sections.Blocks {
 		return nil, 0, nil
 	}
 	ranked := map[int64]bool{}

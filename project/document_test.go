@@ -86,6 +86,22 @@ func TestDocumentSections(t *testing.T) {
 	}
 }
 
+// TestTextBlocks checks that text without headings, read for an intent,
+// shows the block of lines that best matches it.
+func TestTextBlocks(t *testing.T) {
+	b := docFixture(t, "licence-Artistic")
+	args, _ := json.Marshal(map[string]string{"intent": "may I charge a fee for distributing it"})
+	out, in := fdProject(t, KindText, b, "", args, 800)
+	checkViewBasics(t, in, out, false)
+	checkReadsTheRest(t, in, out)
+	if l := lineHolding(t, b, "5. You may charge a reasonable copying fee"); !strings.Contains(out.Text, l) || !strings.Contains(out.Text, "[focus: ") {
+		t.Errorf("the view does not show the line %q:\n%s", l, out.Text)
+	}
+	if strings.HasPrefix(out.Text, "[crumb text: text") {
+		t.Errorf("the header names the kind twice: %.80s", out.Text)
+	}
+}
+
 // TestDocumentSectionMatch checks that in a section too long for the view,
 // the line that holds most of the intent is shown too.
 func TestDocumentSectionMatch(t *testing.T) {

@@ -42,6 +42,10 @@ const (
 	// indented subsections and the indented tags of option and term
 	// entries.
 	Man
+	// Blocks is text without headings, read as blocks of lines: each run
+	// of lines between blank lines (at most MaxBlock lines) is a section
+	// whose first line stands for its heading. Detect never returns it.
+	Blocks
 )
 
 // String names the format for a view's header.
@@ -67,6 +71,8 @@ func (f Format) Grep() string {
 		return `(?i)<(h[1-6]|dt)[ >]`
 	case Man:
 		return `^[A-Z][A-Z0-9 ,/&()-]+$|^ {1,12}--?[A-Za-z0-9]`
+	case Blocks:
+		return `^\S`
 	}
 	return `^ {0,4}((\d+\.)+\d*|[A-Z]\.|(?i:section|article|appendix) [0-9A-Z]+)\.? +[A-Z]|^ *[A-Z][A-Z0-9 ,/&()-]+$`
 }

@@ -290,7 +290,7 @@ func FuzzSegment(f *testing.F) {
 	f.Add("<h2 id=x>A\n</h2><dt>b</dt>\n<script>\n<h1>no</h1></script>", uint8(HTML))
 	f.Add("  8. Termination.\n\nTitle\n=====\n\nSECTION 4\n", uint8(Plain))
 	f.Fuzz(func(t *testing.T, text string, format uint8) {
-		s := New(Format(format%4), rank.NewMatcher(rank.Parse("keep termination")))
+		s := New(Format(format%5), rank.NewMatcher(rank.Parse("keep termination")))
 		lines := strings.Split(text, "\n")
 		for i, l := range lines {
 			s.Line(int64(i+1), []byte(l))
@@ -324,5 +324,40 @@ func BenchmarkSegment(b *testing.B) {
 			s.Line(int64(i+1), l)
 		}
 		s.Close(int64(len(lines)))
+	}
+}
+
+// TestBlocks checks that text without headings is read as blocks between
+// blank lines, a long one cut every MaxBlock lines, and that the block the
+// intent asks for ranks first.
+func TestBlocks(t *testing.T) {
+	b := fixture(t, "licence-Artistic")
+	if res := segment(t, "licence-Artistic", b, ""); res.Total != 0 {
+		t.Fatalf("the Artistic licence has %d headings, want none", res.Total)
+	}
+	m := rank.NewMatcher(rank.Parse("may I charge a fee for distributing it"))
+	s := New(Blocks, m)
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		s.Line(int64(i+1), []byte(l))
+	}
+	res := s.Close(int64(len(lines)))
+	want := lineOf(b, "5. You may charge a reasonable copying fee", 0)
+	if len(res.Ranked) == 0 || res.Ranked[0].Line != want {
+		t.Fatalf("best block %+v, want the one at line %d", res.Ranked[:min(1, len(res.Ranked))], want)
+	}
+	prev := int64(0)
+	for _, sec := range res.Sections {
+		if sec.Line > 1 && lines[sec.Line-2] != "" && sec.Line-prev != MaxBlock {
+			t.Errorf("block %+v starts neither after a blank line nor %d lines after the last", sec, MaxBlock)
+		}
+		prev = sec.Line
+	}
+	s = New(Blocks, nil)
+	for i := range 3 * MaxBlock {
+		s.Line(int64(i+1), []byte("a line"))
+	}
+	if res := s.Close(3 * MaxBlock); res.Total != 3 {
+		t.Errorf("%d lines without a blank one make %d blocks, want 3", 3*MaxBlock, res.Total)
 	}
 }

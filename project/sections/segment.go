@@ -47,10 +47,12 @@ type heading struct {
 	text, anchor string
 	// beside is the start of a term's text on its tag's line.
 	beside string
-	names  []string
-	level  int
-	term   bool
-	span   int // lines the heading takes, its first included
+	// head marks a heading that is the first line of a block's text.
+	head  bool
+	names []string
+	level int
+	term  bool
+	span  int // lines the heading takes, its first included
 }
 
 // open is the section being read: its fields for ranking.
@@ -267,7 +269,13 @@ func (s *Segmenter) start(cur *line, h heading) {
 	if s.m != nil {
 		o.fields = rank.NewFields(s.m)
 		lv := s.m.Levels([]byte(sec.Heading))
-		o.fields.Add(lv, rank.FieldName)
+		if h.head {
+			// A block's first line is text, not a name.
+			o.fields.Add(lv, rank.FieldHead)
+			o.head++
+		} else {
+			o.fields.Add(lv, rank.FieldName)
+		}
 		o.lv = lv
 		for _, name := range h.names {
 			if len(name) == 1 && h.term {
@@ -404,8 +412,22 @@ func (s *Segmenter) classify(cur *line, next []line) (heading, bool) {
 		return s.markdownHeading(cur, next)
 	case Man:
 		return s.manHeading(cur, next)
+	case Blocks:
+		return s.block(cur)
 	}
 	return s.plainHeading(cur, next)
+}
+
+// MaxBlock bounds the lines of one block of text without headings.
+const MaxBlock = 40
+
+// block starts a section at the first line of each block of lines, and
+// every MaxBlock lines of a longer one.
+func (s *Segmenter) block(cur *line) (heading, bool) {
+	if cur.blank() || !s.prevBlank && (s.cur == nil || cur.n-s.cur.sec.Line < MaxBlock) {
+		return heading{}, false
+	}
+	return heading{text: string(cur.t), level: 1, span: 1, head: true}, true
 }
 
 // clip bounds a heading's text.
