@@ -185,7 +185,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !x.empty() {
+			if !x.empty() && !x.cutEnd {
 				x.headed = true
 				ps = append(ps, placed{x: x, used: used, parent: true})
 				room -= used
@@ -205,8 +205,8 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			if x.empty() || overlapsAny(ps, x, func(p placed) excerpt { return p.x }) {
-				continue
+			if x.empty() || x.cutEnd || overlapsAny(ps, x, func(p placed) excerpt { return p.x }) {
+				continue // a heading is shown whole or not at all
 			}
 			ps = append(ps, placed{r.Section, x, used, hasParent && r.Line == parent.Line})
 			room -= used
@@ -231,7 +231,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !y.empty() {
+			if !y.empty() && !y.cutEnd {
 				if x, used, err = d.section(best.Section, from-1, room-yUsed); err != nil {
 					return nil, err
 				}
