@@ -14,11 +14,17 @@ import (
 
 // Documents are shown by their sections. A document (HTML, Markdown,
 // reStructuredText, a man page, a licence, an RFC: see package sections)
-// read with an intent shows the section that best matches it, from its
-// heading on, as much of it as fits; the headings of the next best, each
-// with its first line; and the outline of the other headings, when room
-// remains. Without an intent, or when no section matches, it shows its
-// head and tail like any text, with the outline of the headings between.
+// read with an intent shows a short head; the section that best matches
+// the intent, from its heading on, as much of it as fits, and its line that
+// holds most of the intent when that lies past what fits; the heading of
+// the section it is in and those of the next best, each with its first
+// line; and the outline of the other headings, when room remains. What the
+// best section leaves goes to the next best. Without an intent, or when no
+// section matches, a document shows its head and tail like any text, with
+// the outline of the headings between. Text without headings read for an
+// intent is shown the same way by its blocks of lines (sections.Blocks).
+// Every region goes through the excerpt packer (excerpt.go), which marks
+// each omission and gives the continuation.
 
 // Shares of the room in a document's view.
 const (
