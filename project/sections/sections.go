@@ -21,7 +21,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/crumb-dev/crumb/project/rank"
+	"github.com/crumb-dev/crumb/internal/sniff"
 )
 
 // Format is the markup a document is written in, which says how its
@@ -80,8 +80,9 @@ func (f Format) Grep() string {
 // Detect tells a document's format from its file name, when there is one,
 // and its first bytes. It reports false for text that is none of the
 // formats' documents (source code, logs, data), which has no sections to
-// find; plain text counts as a document only when its name says so (a
-// .txt, .rst or licence file).
+// find. HTML and Markdown without a name that says so are told by their
+// content (package sniff); plain text counts as a document only when its
+// name says so (a .txt, .rst or licence file).
 func Detect(name string, head []byte) (Format, bool) {
 	base := strings.ToLower(path.Base(strings.ReplaceAll(name, `\`, "/")))
 	if isMan(head) {
@@ -98,13 +99,14 @@ func Detect(name string, head []byte) (Format, bool) {
 	case ".rst", ".txt", ".text", ".adoc":
 		return Plain, true
 	}
-	if isHTML(head) {
+	form := sniff.TextOf(head, nil).Form
+	if form == sniff.HTML {
 		return HTML, true
 	}
 	if ext := strings.TrimPrefix(path.Ext(base), "."); name != "" && strings.Trim(ext, "0123456789") == "" && licenceName(base) {
 		return Plain, true
 	}
-	if atxHeadings(head) >= 2 {
+	if form == sniff.Markdown {
 		return Markdown, true
 	}
 	return Plain, false
@@ -139,31 +141,6 @@ func isMan(head []byte) bool {
 		return false
 	}
 	return bytes.Contains(rest[i:min(len(rest), i+400)], []byte("\nNAME\n")) || bytes.Contains(rest[i:min(len(rest), i+400)], []byte("\nNOM\n"))
-}
-
-// isHTML reports a document that opens as HTML.
-func isHTML(head []byte) bool {
-	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	t = rank.AppendLower(nil, t[:min(len(t), 512)])
-	return bytes.HasPrefix(t, []byte("<!doctype html")) || bytes.HasPrefix(t, []byte("<html")) ||
-		bytes.HasPrefix(t, []byte("<?xml")) && bytes.Contains(t, []byte("<html"))
-}
-
-// atxHeadings counts the lines of head that are ATX headings standing
-// apart, outside fenced code.
-func atxHeadings(head []byte) int {
-	n, fenced, prevBlank := 0, false, true
-	for _, l := range bytes.Split(head, []byte("\n")) {
-		t := bytes.TrimRight(l, " \t\r")
-		if bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")) {
-			fenced = !fenced
-		}
-		if !fenced && prevBlank && atxLevel(t) > 0 {
-			n++
-		}
-		prevBlank = len(t) == 0
-	}
-	return n
 }
 
 // Section is one section of a document.
