@@ -123,8 +123,8 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 	// and the store's note.
 	worst := textfmt.Int(e.total)
 	wg := gap{req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: e.total, To: e.total}}}
-	header := v.header(prelude, "lines "+worst+"-"+worst+", lines "+worst+"-"+worst+", lines "+worst+"-"+worst+" and 999 more",
-		in.hint(continuation([]gap{wg, wg, wg, wg, wg, wg})))
+	header := v.header(prelude, "lines "+worst+"-"+worst+", lines "+worst+"-"+worst+" and 9 more",
+		in.hint(continuation([]gap{wg, wg})))
 	room := in.Budget - e.cost(header) - e.cost(command) - 2
 	if in.StoreError != "" {
 		room -= e.cost(storeNote(in))
@@ -148,6 +148,9 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 		if err != nil {
 			return Output{}, err
 		}
+		if (b == nil || used+b.cost > room) && u.Role == teststream.RoleFailure {
+			b = v.brief(u, room-used) // a failure named is better than none
+		}
 		if b == nil || used+b.cost > room {
 			continue
 		}
@@ -157,8 +160,13 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 			v.quoted[n] = true
 		}
 	}
-	// Room left: the units picked, best first, may show more of
-	// themselves (a failure's further output lines).
+	// Room left, as the view stands: the units picked, best first, may
+	// show more of themselves (a failure's further output lines).
+	text, _, err := v.assemble(prelude, command, picked)
+	if err != nil {
+		return Output{}, err
+	}
+	room, used = in.Budget-4, in.Counter.Count(text)
 	for i, b := range picked {
 		if used >= room-8 {
 			break
@@ -268,15 +276,16 @@ func (v *reportView) header(facts []string, omitted, next string) string {
 	var b strings.Builder
 	b.WriteString("[crumb ")
 	b.WriteString(string(v.kind()))
-	b.WriteString(" (" + v.rep.Format.String() + ", decoded): ")
+	b.WriteString(": ")
 	for _, f := range facts {
 		b.WriteString(f + ", ")
 	}
+	b.WriteString("a " + v.rep.Format.String() + " report, decoded, ")
 	b.WriteString(textfmt.Plural(e.total, "line") + ", " + textfmt.Size(e.sourceSize()))
 	if in.Ref != "" {
 		b.WriteString(", ref " + string(in.Ref))
 	}
-	b.WriteString("; shown: the failures, the summary and what ranks next, decoded")
+	b.WriteString("; shown: its failures, its summary and what ranks next")
 	if len(v.quoted) > 0 {
 		b.WriteString(", quoting " + textfmt.Plural(int64(len(v.quoted)), "raw line") + " whole, by number")
 	}
@@ -412,6 +421,21 @@ func (v *reportView) block(u *teststream.Unit, room int) (*reportBlock, error) {
 		return nil, nil
 	}
 	return b, nil
+}
+
+// brief renders a failure as its title and the first of its decoded
+// lines that says most, for a view with no room for its quotes.
+func (v *reportView) brief(u *teststream.Unit, room int) *reportBlock {
+	b := &reportBlock{u: u}
+	if !v.add(b, u.Title, room) {
+		return nil
+	}
+	for _, l := range u.Lines {
+		if strings.TrimSpace(l) != "" && v.add(b, textfmt.CleanLine([]byte(l)), room) {
+			break
+		}
+	}
+	return b
 }
 
 // add adds a line to b if it fits in room tokens.

@@ -37,7 +37,7 @@ const (
 	JUnit          // JUnit XML: pytest --junitxml, and others
 )
 
-var formatNames = [...]string{None: "none", GoTest: "go test -json", LibTest: "cargo test --format json", Jest: "jest JSON report", JUnit: "JUnit XML"}
+var formatNames = [...]string{None: "none", GoTest: "go test -json", LibTest: "cargo test --format json", Jest: "jest JSON", JUnit: "JUnit XML"}
 
 // String names the format as a reader knows it.
 func (f Format) String() string {

@@ -112,22 +112,23 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 		lv[i] = m.Levels([]byte(u.text()))
 		st.Add(lv[i])
 	}
-	failed := rep.Failed + rep.FailuresDropped
 	ti := 0
 	for i := range us {
 		u := &us[i]
 		sig := rank.Signals{Intent: st.Score(lv[i])}
 		switch {
 		case i < nFail:
+			// One unit per template: the failures like it are counted in
+			// it, so that among the units each template is met once.
 			sig.Severity = rank.Error
-			sig.Count, sig.Total = 1+u.LikeCount, max(failed, 1)
+			sig.Count, sig.Total = 1, int64(nFail)
 			if u.c.Children > 0 && len(u.Lines) == 0 {
 				sig.Severity = rank.Warning // failed through its subtests, which say why
 			}
 		case u.Role == RoleSummary:
 			sig.Structure = rank.Summary
-			if strings.HasPrefix(u.Title, "FAIL") || i == nFail && !rep.OK() {
-				sig.Severity = rank.Error
+			if strings.HasPrefix(u.Title, "FAIL") {
+				sig.Severity = rank.Notice
 			}
 			if i == nFail {
 				sig.Edge = 1 // the run's own summary, which a text form ends with
