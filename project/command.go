@@ -77,7 +77,7 @@ const (
 
 func projectCommand(ctx context.Context, in *Input) (Output, error) {
 	// A machine-readable test report (go test -json, ...) is shown decoded.
-	if out, ok, err := projectTestReport(ctx, in); ok || err != nil {
+	if out, ok, err := projectTestReport(ctx, in, KindCommand); ok || err != nil {
 		return out, err
 	}
 	e, err := newExcerptor(in, false)

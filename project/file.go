@@ -49,7 +49,7 @@ const (
 // intent), that region whole with a short head for orientation.
 func projectFile(ctx context.Context, in *Input) (Output, error) {
 	// A test report read as a file (JUnit XML, ...) is shown decoded.
-	if out, ok, err := projectTestReport(ctx, in); ok || err != nil {
+	if out, ok, err := projectTestReport(ctx, in, KindFile); ok || err != nil {
 		return out, err
 	}
 	v, err := newFileView(in)

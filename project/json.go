@@ -38,7 +38,7 @@ func init() {
 // text, with the place of the error named.
 func projectJSON(ctx context.Context, in *Input) (Output, error) {
 	// A test runner's JSON report (jest --json, ...) is shown decoded.
-	if out, ok, err := projectTestReport(ctx, in); ok || err != nil {
+	if out, ok, err := projectTestReport(ctx, in, KindJSON); ok || err != nil {
 		return out, err
 	}
 	p, err := scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(intentOf(in.Args)))

@@ -41,7 +41,7 @@ const reportRangeCost = 6
 // projectTestReport shows in as a decoded test report, and reports false
 // when it holds none (or it is small enough to be shown whole by the
 // projector of its kind).
-func projectTestReport(ctx context.Context, in *Input) (Output, bool, error) {
+func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, error) {
 	size := in.Source.Size()
 	if size == 0 {
 		return Output{}, false, nil
@@ -85,7 +85,7 @@ func projectTestReport(ctx context.Context, in *Input) (Output, bool, error) {
 	if err != nil {
 		return Output{}, false, err
 	}
-	v := &reportView{in: in, e: e, rep: rep, quoted: map[int64]bool{}}
+	v := &reportView{in: in, e: e, rep: rep, kind: k, quoted: map[int64]bool{}}
 	out, err := v.render(teststream.Units(rep, rank.Parse(intentOf(in.Args))))
 	return out, err == nil, err
 }
@@ -95,6 +95,7 @@ type reportView struct {
 	in     *Input
 	e      *excerptor
 	rep    *teststream.Report
+	kind   Kind           // the kind of the result, which the header names
 	quoted map[int64]bool // the raw lines the view quotes whole
 }
 
@@ -275,7 +276,7 @@ func (v *reportView) header(facts []string, omitted, next string) string {
 	in, e := v.in, v.e
 	var b strings.Builder
 	b.WriteString("[crumb ")
-	b.WriteString(string(v.kind()))
+	b.WriteString(string(v.kind))
 	b.WriteString(": ")
 	for _, f := range facts {
 		b.WriteString(f + ", ")
@@ -299,18 +300,6 @@ func (v *reportView) header(facts []string, omitted, next string) string {
 	}
 	b.WriteString("; next: " + next + "]")
 	return b.String()
-}
-
-// kind is the kind the view names in its header; a command's by default.
-func (v *reportView) kind() Kind {
-	if v.in.ExitCode == nil && len(v.in.Command) == 0 && cmdCommandLine(v.in) == "" {
-		h := v.rep.Format
-		if h == teststream.JUnit {
-			return KindFile
-		}
-		return KindJSON
-	}
-	return KindCommand
 }
 
 // excerpts are the runs of raw lines the view quotes whole.
@@ -507,7 +496,14 @@ func (v *reportView) quote(b *reportBlock, sp teststream.Span, room int) (bool, 
 			continue
 		}
 		// A fragment of a line: as much of it as a quote may take.
-		k := min(to, l.Start+int64(len(l.Text))) - from
+		contentEnd := l.Start + int64(len(l.Text))
+		if l.Cut {
+			contentEnd = l.End
+			if nl, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(nl) == 1 && nl[0] == '\n' {
+				contentEnd--
+			}
+		}
+		k := min(to, contentEnd) - from
 		if k <= 0 {
 			continue
 		}

@@ -259,6 +259,12 @@ func jestFile(w jsonWalk, rep *Report, open jsonscan.Token, ptr string) error {
 		}
 		rep.add(c)
 	}
+	if suite.Status == Fail && suite.Failed > 0 && strings.TrimSpace(msg) != "" {
+		suite.Report, suite.ReportSpan = strings.Split(strings.Trim(msg, "\n"), "\n"), msgSpan
+		if len(suite.Report) > MaxLines {
+			suite.Report = suite.Report[:MaxLines]
+		}
+	}
 	// A file that failed without a failing test did not run: its message
 	// says why (a syntax error, a module not found).
 	if suite.Status == Fail && suite.Failed == 0 && strings.TrimSpace(msg) != "" {

@@ -133,6 +133,11 @@ type Suite struct {
 	// Evidence are the raw spans of its end (the package's pass or fail
 	// event, the suite's counts).
 	Evidence []Span
+	// Report is what its runner printed of its failures, formatted (a jest
+	// test file's message, with the code around each failure), and its
+	// raw span; empty when the report holds none.
+	Report     []string
+	ReportSpan Span
 }
 
 // Text is a line of the input that is not part of the report (a build's

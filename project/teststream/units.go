@@ -84,6 +84,12 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 	for _, s := range rep.Suites {
 		us = append(us, Unit{Role: RoleSummary, Title: suiteTitle(s), Quote: s.Evidence, Extent: extent(s.Evidence)})
 	}
+	for _, s := range rep.Suites {
+		if len(s.Report) > 0 {
+			us = append(us, Unit{Role: RoleOther, Title: "the report of " + shortPath(s.Name) + ":", Quote: []Span{s.ReportSpan},
+				Lines: s.Report, Extent: s.ReportSpan})
+		}
+	}
 	for _, c := range rep.Skips {
 		u := Unit{Role: RoleOther, Title: "SKIP " + c.Name + inSuite(c.Suite), Extent: c.Extent, Pointer: c.Pointer}
 		for _, l := range c.Message {
@@ -135,6 +141,8 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 			}
 		case strings.HasPrefix(u.Title, "SKIP"):
 			sig.Severity = rank.Notice
+		case strings.HasPrefix(u.Title, "the report of "):
+			sig.Severity = rank.Warning // what the failures above say, formatted
 		case len(u.Lines) > 0:
 			if rep.Texts[ti].Error {
 				sig.Severity = rank.Error
