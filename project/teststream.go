@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -107,6 +108,23 @@ type reportBlock struct {
 	at     []int64 // where each line is in the raw result: quotes are shown in its order
 	quoted []int64
 	cost   int
+	prefix []string // the starts of the lines too long to quote whole
+}
+
+// inPrefix reports whether a decoded line is shown in the start of a
+// long line quoted, as it is or escaped as JSON escapes it.
+func (b *reportBlock) inPrefix(l string) bool {
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return len(b.prefix) > 0
+	}
+	esc, _ := json.Marshal(t)
+	for _, p := range b.prefix {
+		if strings.Contains(p, t) || strings.Contains(p, strings.Trim(string(esc), `"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *reportView) render(units []teststream.Unit) (Output, error) {
@@ -389,6 +407,9 @@ func (v *reportView) block(u *teststream.Unit, room int) (*reportBlock, error) {
 	b.lines, b.at = lines, at
 	if decoded || len(u.Quote) == 0 {
 		for _, l := range u.Lines {
+			if b.inPrefix(l) {
+				continue // shown in a quote's start
+			}
 			if !v.add(b, textfmt.CleanLine([]byte(l)), room) {
 				break
 			}
@@ -477,11 +498,17 @@ func (v *reportView) quote(b *reportBlock, sp teststream.Span, room int) (bool, 
 		pos = l.End
 		from, to := max(sp.From, l.Start), min(sp.To, l.End)
 		if from == l.Start && to == l.End {
-			if l.Cut {
-				return false, nil
-			}
 			s := e.render(l.Text, ln, false)
-			if e.cost(s) > reportQuoteCap {
+			if l.Cut || e.cost(s) > reportQuoteCap {
+				// Too long to quote whole: its start, as it is, and the
+				// unit's decoded lines after it.
+				if c := min(reportQuoteCap, room-b.cost); c >= 16 {
+					k := e.fitPrefix(l.Text, ln, c-2)
+					s := in.Line(l.Text[:k], true) + " …"
+					if v.addAt(b, s, room, l.Start) {
+						b.prefix = append(b.prefix, s)
+					}
+				}
 				return false, nil
 			}
 			if v.quoted[ln] || slices.Contains(b.quoted, ln) {

@@ -47,6 +47,7 @@ func TestTestReportView(t *testing.T) {
 	}{
 		{"go-fail.out", "go test -json ./...", KindCommand, []string{"TestTitle/iPhone_sales", `Title("iPhone sales") = "Iphone Sales", want "IPhone Sales"`, "words_test.go:18", "FAIL example.com/shelf/words"}},
 		{"go-panic.out", "go test -json ./...", KindCommand, []string{"TestPushWraps", "panic: runtime error: index out of range [3] with length 3", "ring.go:14"}},
+		{"go-timeout.out", "go test -json -timeout 2s ./...", KindCommand, []string{"TestWaits", "panic: test timed out after 2s", "slow_test.go:9"}},
 		{"go-large.out.gz", "go test -json ./...", KindCommand, []string{"TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", "98 more failures like it"}},
 		{"cargo-fail.out", "cargo test -- -Z unstable-options --format json", KindCommand, []string{"tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9"}},
 		{"jest-fail.out", "npx jest --json", KindCommand, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30"}},

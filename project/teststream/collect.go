@@ -92,10 +92,14 @@ func (r *Report) addText(line []byte, sp Span) {
 	switch {
 	case errorLine.MatchString(s):
 		r.Texts = append(r.Texts, Text{Line: s, Span: sp, Error: true})
-	case warningLine.MatchString(s):
+	case warningLine.MatchString(s) || failureMark.MatchString(s) || keyLine(s):
 		r.Texts = append(r.Texts, Text{Line: s, Span: sp})
 	}
 }
+
+// failureMark matches the marks text reporters open a failed test's
+// lines with: jest's "●", the crosses of vitest, mocha and others.
+var failureMark = regexp.MustCompile(`^\s*(●|✕|✖|×|✗|❯)\s`)
 
 // The words of a line that reports trouble.
 var (
@@ -120,7 +124,7 @@ func libraryPath(s string) bool {
 
 var libraryPaths = []string{"node_modules", "node:internal", "/rustc/", "/library/std/", "/library/core/", "/.cargo/registry/",
 	"/usr/local/go/src/", "/go/src/runtime/", "/go/src/testing/", "site-packages", "dist-packages", "/usr/lib/python",
-	"<anonymous>", "internal/process/", "/pkg/mod/"}
+	"<anonymous>", "internal/process/", "/pkg/mod/", "_testmain.go"}
 
 // keyLine reports a line that says most of a failure: an error, or a
 // location in the project's code.
@@ -155,7 +159,7 @@ type message struct {
 // frameHead matches the line that names a stack frame's function before
 // the line of its location: Rust's "  3: core::panicking::panic_fmt", Go's
 // "testing.tRunner(0xc000, 0x5e)".
-var frameHead = regexp.MustCompile(`^\s*\d+: \S|^[\w.*/()\[\]-]+\(.*\)$`)
+var frameHead = regexp.MustCompile(`^\s*\d+: \S|^[\w.*/()\[\]-]+\(.*\)$|^created by `)
 
 // line adds one decoded line to the case.
 func (m message) line(s string) {

@@ -201,9 +201,11 @@ func (t *goTest) output(sp Span, out string) {
 }
 
 // keep notes an output event as evidence of its test: the first MaxLines
-// events, then the last few.
+// events, then the last few. Of the lines test2json frames a test with,
+// only its "--- FAIL" line is kept, which names the failure as the text
+// form does.
 func (t *goTest) keep(sp Span, out string) {
-	if goFraming(out) {
+	if goFraming(out) && !strings.HasPrefix(strings.TrimSpace(out), "--- FAIL") || strings.TrimSpace(out) == "" {
 		return
 	}
 	key := keyLine(out)

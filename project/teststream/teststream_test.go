@@ -48,6 +48,7 @@ var decodeCases = []struct {
 }{
 	{"go-fail.out", GoTest, "TestTitle/iPhone_sales", `Title("iPhone sales") = "Iphone Sales", want "IPhone Sales"`, "words_test.go:18", 4, 19, 1},
 	{"go-panic.out", GoTest, "TestPushWraps", "panic: runtime error: index out of range [3] with length 3", "/ring.go:14", 1, 1, 0},
+	{"go-timeout.out", GoTest, "TestWaits", "panic: test timed out after 2s", "slow_test.go:9", 1, 1, 0},
 	{"go-build.out", GoTest, "[build failed]", `cannot use "five" (untyped string constant) as int value`, "./calc_test.go:9:18", 1, 0, 0},
 	{"go-large.out.gz", GoTest, "TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", 100, 2901, 0},
 	{"cargo-fail.out", LibTest, "tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9", 1, 2, 1},

@@ -213,7 +213,24 @@ func TestAdd(t *testing.T) {
 X
 	run go-build.out go test -json ./...
 
-	# A large run: 3,000 subtests, one of which fails.
+	# A timeout: a test that waits for what never comes.
+	fresh gotimeout
+	printf 'module example.com/slow\n\ngo 1.22\n' >go.mod
+	cat >slow_test.go <<'X'
+package slow
+
+import "testing"
+
+func TestQuick(t *testing.T) {}
+
+func TestWaits(t *testing.T) {
+	done := make(chan struct{})
+	<-done // fault: nothing ever closes done
+}
+X
+	run go-timeout.out go test -json -timeout 2s ./...
+
+	# A large run: 3,000 subtests, a hundred of which fail alike.
 	fresh golarge
 	printf 'module example.com/bulk\n\ngo 1.22\n' >go.mod
 	cat >bulk.go <<'X'
@@ -226,7 +243,7 @@ func Checksum(s string) int {
 		n += int(s[i])
 	}
 	if len(s) == 7 && s[0] == '2' && s[6] == '7' {
-		n++ // fault: an off-by-one for one input
+		n++ // fault: an off-by-one for some inputs
 	}
 	return n % 251
 }
