@@ -206,7 +206,23 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 			v.quoted[n] = true
 		}
 	}
-	slices.SortStableFunc(picked, func(a, b *reportBlock) int { return int(a.u.Role) - int(b.u.Role) })
+	// By section; the lines of text outside the report last, in their
+	// order.
+	slices.SortStableFunc(picked, func(a, b *reportBlock) int {
+		if a.u.Role != b.u.Role {
+			return int(a.u.Role) - int(b.u.Role)
+		}
+		ta, tb := a.u.Title == "", b.u.Title == ""
+		switch {
+		case ta && tb:
+			return cmpInt64(a.u.Extent.From, b.u.Extent.From)
+		case ta:
+			return 1
+		case tb:
+			return -1
+		}
+		return 0
+	})
 	for {
 		text, next, err := v.assemble(prelude, command, picked)
 		if err != nil {

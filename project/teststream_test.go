@@ -51,6 +51,7 @@ func TestTestReportView(t *testing.T) {
 		{"go-large.out.gz", "go test -json ./...", KindCommand, []string{"TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", "98 more failures like it"}},
 		{"cargo-fail.out", "cargo test -- -Z unstable-options --format json", KindCommand, []string{"tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9"}},
 		{"jest-fail.out", "npx jest --json", KindCommand, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30"}},
+		{"jest-many.out", "npx jest --json", KindCommand, []string{"split › with a remainder", "Received: 123", "cents.test.js:2:53", "Test suite failed to run", "parses euros"}},
 		{"jest-fail.json", "", KindJSON, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30", `"numFailedTests":1`}},
 		{"vitest-fail.json", "", KindJSON, []string{"drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "slug.test.js:12:30"}},
 		{"pytest-fail.xml", "", KindFile, []string{"test_restock", "E       assert 10 == 5", "test_inventory.py:13"}},

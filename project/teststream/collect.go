@@ -44,7 +44,9 @@ func Decode(ctx context.Context, r io.ReaderAt, size int64, f Format) (*Report, 
 func (r *Report) add(c *Case) {
 	switch c.Status {
 	case Fail:
-		r.Failed++
+		if !c.Synthetic() {
+			r.Failed++
+		}
 		if len(r.Failures) < MaxFailures {
 			r.Failures = append(r.Failures, c)
 		} else {
@@ -74,6 +76,11 @@ func (r *Report) add(c *Case) {
 	}
 }
 
+// Synthetic reports a failure that is not a test's: a build that failed,
+// a test file that did not run, a package that crashed outside its tests.
+// It is not counted among the run's tests.
+func (c *Case) Synthetic() bool { return strings.HasPrefix(c.Name, "[") }
+
 // addSuite files a suite that ended.
 func (r *Report) addSuite(s *Suite) {
 	if len(r.Suites) < MaxSuites {
@@ -89,6 +96,9 @@ func (r *Report) addText(line []byte, sp Span) {
 		return
 	}
 	s := strings.TrimRight(string(line), "\r")
+	if frameLine(s) {
+		return // a library's stack frame
+	}
 	switch {
 	case errorLine.MatchString(s):
 		r.Texts = append(r.Texts, Text{Line: s, Span: sp, Error: true})
@@ -210,6 +220,16 @@ type lineReader struct {
 
 func newLineReader(ctx context.Context, r io.ReaderAt, size int64) *lineReader {
 	return &lineReader{ctx: ctx, br: bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 64<<10)}
+}
+
+// skip moves past the bytes before off (a document read apart), and the
+// rest of the line that holds off-1.
+func (lr *lineReader) skip(off int64) {
+	for lr.off < off {
+		if _, _, err := lr.next(); err != nil {
+			return
+		}
+	}
 }
 
 // next returns the next line without its newline, and its span (newline

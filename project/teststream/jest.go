@@ -23,14 +23,16 @@ func decodeJest(ctx context.Context, r io.ReaderAt, size int64) (*Report, error)
 	if n, err := r.ReadAt(head, 0); n < len(head) && err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("teststream: %w", err)
 	}
+	lr := newLineReader(ctx, r, size)
 	if t := bytes.TrimLeft(head, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '{' {
-		start := int64(len(head) - len(t))
-		if err := jestDoc(ctx, rep, r, start, size); err != nil {
+		// The document first (written indented, or stdout flushed before
+		// stderr), and any text after it.
+		end, err := jestDoc(ctx, rep, r, int64(len(head)-len(t)), size)
+		if err != nil {
 			return nil, err
 		}
-		return rep, nil
+		lr.skip(end)
 	}
-	lr := newLineReader(ctx, r, size)
 	for {
 		line, sp, err := lr.next()
 		if err == io.EOF {
@@ -40,7 +42,7 @@ func decodeJest(ctx context.Context, r io.ReaderAt, size int64) (*Report, error)
 			return nil, err
 		}
 		if rep.Events == 0 && isJestReport(bytes.TrimLeft(line, " \t")) {
-			if err := jestDoc(ctx, rep, r, sp.From, sp.To); err == nil {
+			if _, err := jestDoc(ctx, rep, r, sp.From, sp.To); err == nil {
 				continue
 			}
 		}
@@ -146,21 +148,22 @@ const maxMessage = 64 << 10
 // jestCounts are the counts of a report that sum up its run.
 var jestCounts = map[string]bool{"numFailedTests": true, "numPassedTests": true, "numPendingTests": true, "numTotalTests": true}
 
-// jestDoc decodes the report document that starts at start.
-func jestDoc(ctx context.Context, rep *Report, r io.ReaderAt, start, end int64) error {
+// jestDoc decodes the report document that starts at start, and returns
+// the offset past it.
+func jestDoc(ctx context.Context, rep *Report, r io.ReaderAt, start, end int64) (int64, error) {
 	s := jsonscan.NewAt(r, start, end)
 	s.Single()
 	defer s.Close()
 	w := jsonWalk{s}
 	t, err := s.Next()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if t.Kind != jsonscan.BeginObject {
-		return ErrNotReport
+		return 0, ErrNotReport
 	}
 	var counts []Span
-	_, err = w.object(func(key string, k, v jsonscan.Token) error {
+	docEnd, err := w.object(func(key string, k, v jsonscan.Token) error {
 		switch {
 		case key == "testResults" && v.Kind == jsonscan.BeginArray:
 			file := 0
@@ -183,11 +186,11 @@ func jestDoc(ctx context.Context, rep *Report, r io.ReaderAt, start, end int64) 
 		return err
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	rep.Summary = append(rep.Summary, counts...)
 	rep.Events++
-	return nil
+	return docEnd, nil
 }
 
 // jestFile decodes one test file's results.
@@ -271,7 +274,6 @@ func jestFile(w jsonWalk, rep *Report, open jsonscan.Token, ptr string) error {
 		c := &Case{Suite: suite.Name, Name: "[test file failed to run]", Status: Fail, Elapsed: -1, Extent: Span{open.Start, end}, Evidence: []Span{msgSpan}, Key: []bool{true}}
 		message{c}.text(msg)
 		rep.add(c)
-		suite.Failed++
 	}
 	word := "PASS"
 	if suite.Status == Fail {

@@ -192,7 +192,7 @@ const (
 )
 
 // OK reports a run without failures.
-func (r *Report) OK() bool { return r.Failed == 0 && r.FailuresDropped == 0 }
+func (r *Report) OK() bool { return r.Failed == 0 && r.FailuresDropped == 0 && len(r.Failures) == 0 }
 
 // Sniff names the format of a report from the first bytes (head) and the
 // last bytes (tail) of the input, or None. A report mixed with other text

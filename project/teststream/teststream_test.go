@@ -49,10 +49,12 @@ var decodeCases = []struct {
 	{"go-fail.out", GoTest, "TestTitle/iPhone_sales", `Title("iPhone sales") = "Iphone Sales", want "IPhone Sales"`, "words_test.go:18", 4, 19, 1},
 	{"go-panic.out", GoTest, "TestPushWraps", "panic: runtime error: index out of range [3] with length 3", "/ring.go:14", 1, 1, 0},
 	{"go-timeout.out", GoTest, "TestWaits", "panic: test timed out after 2s", "slow_test.go:9", 1, 1, 0},
-	{"go-build.out", GoTest, "[build failed]", `cannot use "five" (untyped string constant) as int value`, "./calc_test.go:9:18", 1, 0, 0},
+	{"go-build.out", GoTest, "[build failed]", `cannot use "five" (untyped string constant) as int value`, "./calc_test.go:9:18", 0, 0, 0},
 	{"go-large.out.gz", GoTest, "TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", 100, 2901, 0},
 	{"cargo-fail.out", LibTest, "tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9", 1, 2, 1},
 	{"jest-fail.out", Jest, "slugify › drops punctuation at the end", "Received: \"done-\"", "__tests__/slug.test.js:11:30", 1, 8, 1},
+	{"jest-many.out", Jest, "parses euros", "Received: 123", "__tests__/cents.test.js:2:53", 2, 2, 0},
+	{"jest-many.out", Jest, "[test file failed to run]", "Jest encountered an unexpected token", "", 2, 2, 0},
 	{"jest-fail.json", Jest, "slugify › drops punctuation at the end", "Expected: \"done\"", "__tests__/slug.test.js:11:30", 1, 8, 1},
 	{"vitest-fail.out", Jest, "slugify › drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "__tests__/slug.test.js:12:30", 1, 8, 1},
 	{"vitest-fail.json", Jest, "slugify › drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "__tests__/slug.test.js:12:30", 1, 8, 1},
@@ -62,7 +64,7 @@ var decodeCases = []struct {
 
 func TestDecode(t *testing.T) {
 	for _, c := range decodeCases {
-		t.Run(c.file, func(t *testing.T) {
+		t.Run(c.file+"/"+c.name, func(t *testing.T) {
 			b := fixture(t, c.file)
 			if f := sniff(b); f != c.format {
 				t.Fatalf("sniffed %v, want %v", f, c.format)

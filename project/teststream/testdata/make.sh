@@ -325,6 +325,42 @@ describe('words', () => {
   }
 });
 X
+	# Two test files, each with its own fault, and a third that does not
+	# parse: three kinds of failure in one report, with the stdout of the
+	# run (the JSON document) before its stderr (the text report).
+	fresh jestmany
+	cat >package.json <<'X'
+{"name": "money", "version": "1.0.0", "private": true}
+X
+	cat >money.js <<'X'
+function cents(s) { return Math.round(parseFloat(s) * 10); } // fault: 10, not 100
+function format(c) { return (c / 100).toFixed(2) + ' EUR'; }
+function split(total, n) {
+  const each = Math.floor(total / n);
+  return Array(n).fill(each); // fault: the remainder is lost
+}
+module.exports = { cents, format, split };
+X
+	mkdir -p __tests__
+	cat >__tests__/cents.test.js <<'X'
+const { cents, format } = require('../money');
+test('parses euros', () => { expect(cents('12.34')).toBe(1234); });
+test('formats cents', () => { expect(format(1234)).toBe('12.34 EUR'); });
+X
+	cat >__tests__/split.test.js <<'X'
+const { split } = require('../money');
+describe('split', () => {
+  test('evenly', () => { expect(split(300, 3)).toEqual([100, 100, 100]); });
+  test('with a remainder', () => { expect(split(100, 3)).toEqual([34, 33, 33]); });
+});
+X
+	cat >__tests__/broken.test.js <<'X'
+const { split } = require('../money');
+test('never runs', () => { expect(split(1, 1)).toEqual([1]) ;
+X
+	PATH=$node_tools/node_modules/.bin:$PATH run jest-many.out sh -c 'jest --ci --json 2>/tmp/jest-many.err; s=$?; cat /tmp/jest-many.err; exit $s'
+
+	cd "$work/jestproj" || exit 1
 	cp -r "$work/jestproj" "$work/vitestproj"
 	PATH=$node_tools/node_modules/.bin:$PATH run jest-fail.out jest --ci --json
 	PATH=$node_tools/node_modules/.bin:$PATH run jest-file.log jest --ci --json --outputFile="$here/jest-fail.json"
