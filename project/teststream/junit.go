@@ -162,9 +162,6 @@ func decodeJUnit(ctx context.Context, r io.ReaderAt, size int64) (*Report, error
 					s.Summary += " in " + strconv.FormatFloat(s.Elapsed, 'f', -1, 64) + "s"
 				}
 				rep.addSuite(s)
-				if len(rep.Summary) == 0 {
-					rep.Summary = append(rep.Summary, s.Evidence...)
-				}
 			}
 		}
 	}

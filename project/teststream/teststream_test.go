@@ -59,6 +59,7 @@ var decodeCases = []struct {
 	{"vitest-fail.out", Jest, "slugify › drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "__tests__/slug.test.js:12:30", 1, 8, 1},
 	{"vitest-fail.json", Jest, "slugify › drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "__tests__/slug.test.js:12:30", 1, 8, 1},
 	{"pytest-fail.xml", JUnit, "test_restock", "E       assert 10 == 5", "test_inventory.py:13", 1, 6, 1},
+	{"pytest-many.xml", JUnit, "test_rates_file", "FileNotFoundError: [Errno 2] No such file or directory: 'rates.csv'", "test_prices.py:16", 2, 300, 0},
 	{"pytest-xunit1.xml", JUnit, "test_restock", "assert 10 == 5", "test_inventory.py:13", 1, 6, 1},
 }
 

@@ -427,6 +427,43 @@ X
 	rm -f "$here/pytest-fail.log"
 	run pytest-xunit1.log /usr/bin/python3 -m pytest -p no:cacheprovider --junitxml="$here/pytest-xunit1.xml" -o junit_family=xunit1
 	rm -f "$here/pytest-xunit1.log"
+
+	# Many cases, one failure and one error: a fixture that cannot open
+	# what it needs.
+	fresh pymany
+	cat >prices.py <<'X'
+def gross(net, rate):
+    return round(net * (1 + rate), 2)
+
+
+def discount(price, pct):
+    return price - price * pct / 10  # fault: 10, not 100
+X
+	cat >test_prices.py <<'X'
+import pytest
+from prices import gross, discount
+
+
+@pytest.mark.parametrize("net", range(300))
+def test_gross_is_more(net):
+    assert gross(net, 0.2) >= net
+
+
+def test_discount():
+    assert discount(200, 10) == 180
+
+
+@pytest.fixture
+def rates():
+    with open("rates.csv") as f:
+        return f.read()
+
+
+def test_rates_file(rates):
+    assert "DE" in rates
+X
+	run pytest-many.log /usr/bin/python3 -m pytest -p no:cacheprovider -q --junitxml="$here/pytest-many.xml"
+	rm -f "$here/pytest-many.log"
 }
 
 make_rust() {
