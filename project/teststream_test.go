@@ -88,7 +88,7 @@ func TestTestReportView(t *testing.T) {
 						t.Errorf("view lacks %q:\n%s", w, out.Text)
 					}
 				}
-				if rawTokens := in.Counter.Count(string(raw)); out.Next != nil && budget >= 2000 && n < min(budget, rawTokens)/4 {
+				if rawTokens := in.Counter.Count(string(raw)); out.Next != nil && budget >= 2000 && n < min(budget, rawTokens)/5 {
 					t.Errorf("view of %d tokens omits material, with a budget of %d:\n%s", n, budget, out.Text)
 				}
 				checkShowsOutsideNext(t, raw, out)

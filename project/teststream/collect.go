@@ -59,6 +59,7 @@ func (r *Report) add(c *Case) {
 		}
 	default:
 		r.Passed++
+		r.pass(c)
 		if c.Elapsed <= 0 {
 			return
 		}
@@ -73,6 +74,27 @@ func (r *Report) add(c *Case) {
 				r.Slowest = r.Slowest[:MaxSlowest]
 			}
 		}
+	}
+}
+
+// pass counts a passing case in the group of its name's template.
+func (r *Report) pass(c *Case) {
+	t := mask(c.Name)
+	for i := len(r.Passes) - 1; i >= 0 && i >= len(r.Passes)-8; i-- {
+		// Cases of one template mostly end one after another.
+		if g := &r.Passes[i]; g.Template == t && g.Suite == c.Suite {
+			g.Count++
+			return
+		}
+	}
+	for i := range r.Passes {
+		if g := &r.Passes[i]; g.Template == t && g.Suite == c.Suite {
+			g.Count++
+			return
+		}
+	}
+	if len(r.Passes) < MaxGroups {
+		r.Passes = append(r.Passes, Group{Suite: c.Suite, Template: t, Example: c.Name, Count: 1})
 	}
 }
 

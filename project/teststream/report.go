@@ -140,6 +140,12 @@ type Suite struct {
 	ReportSpan Span
 }
 
+// Group is a template of test names and how many passing cases it names.
+type Group struct {
+	Suite, Template, Example string
+	Count                    int64
+}
+
 // Text is a line of the input that is not part of the report (a build's
 // output, a runner's text reporter), kept when it reports trouble.
 type Text struct {
@@ -163,6 +169,10 @@ type Report struct {
 	// passing cases, at most MaxSlowest, slowest first.
 	Skips   []*Case
 	Slowest []*Case
+	// Passes counts the passing cases by the template of their names
+	// (numbers and parameters masked: "TestArea/r=#", "test_x[#]"), in the
+	// order first met; at most MaxGroups.
+	Passes []Group
 	// Passed, Failed and Skipped count every case of the run.
 	Passed, Failed, Skipped int64
 	// Elapsed is the run's duration in seconds; negative when not
@@ -186,6 +196,7 @@ const (
 	MaxSlowest  = 5
 	MaxLines    = 40
 	MaxTexts    = 50
+	MaxGroups   = 200
 	// maxLine is the longest line of a line-based report that is decoded;
 	// a longer one is counted as text.
 	maxLine = 4 << 20

@@ -106,6 +106,28 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 		}
 		us = append(us, Unit{Role: RoleOther, Title: "slow: " + c.Name + " (" + elapsed(c.Elapsed) + ")" + inSuite(c.Suite), Extent: c.Extent, Pointer: c.Pointer})
 	}
+	// The passing tests, counted by the template of their names; those
+	// alone in theirs one line per suite.
+	singles := map[string][]string{}
+	var suites []string
+	for _, g := range rep.Passes {
+		if g.Count > 1 {
+			us = append(us, Unit{Role: RoleOther, Title: "passed: " + g.Template + " ×" + strconv.FormatInt(g.Count, 10) +
+				" (such as " + g.Example + ")" + inSuite(g.Suite)})
+			continue
+		}
+		if singles[g.Suite] == nil {
+			suites = append(suites, g.Suite)
+		}
+		singles[g.Suite] = append(singles[g.Suite], g.Example)
+	}
+	for _, s := range suites {
+		names := singles[s]
+		if len(names) > 30 {
+			names = append(names[:30:30], "…")
+		}
+		us = append(us, Unit{Role: RoleOther, Title: "passed" + inSuite(s) + ": " + strings.Join(names, ", ")})
+	}
 	for _, t := range rep.Texts {
 		us = append(us, Unit{Role: RoleOther, Quote: []Span{t.Span}, Lines: []string{t.Line}, Extent: t.Span})
 	}
