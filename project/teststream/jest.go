@@ -62,6 +62,12 @@ type jsonWalk struct {
 // the value (value, skip, or a walk of its own). It returns the offset
 // past the object's '}'.
 func (w jsonWalk) object(fn func(key string, keyTok, val jsonscan.Token) error) (int64, error) {
+	return w.members(fn, nil)
+}
+
+// members is object, calling each (when not nil) with each member's key
+// and raw span, key to value, once the value is read.
+func (w jsonWalk) members(fn func(key string, keyTok, val jsonscan.Token) error, each func(key string, sp Span)) (int64, error) {
 	for {
 		k, err := w.s.Next()
 		if err != nil {
@@ -81,6 +87,9 @@ func (w jsonWalk) object(fn func(key string, keyTok, val jsonscan.Token) error) 
 		}
 		if err := fn(key, k, v); err != nil {
 			return 0, err
+		}
+		if each != nil {
+			each(key, Span{k.Start, w.s.Offset()})
 		}
 	}
 }
@@ -146,7 +155,8 @@ func (w jsonWalk) array(fn func(v jsonscan.Token) error) (int64, error) {
 const maxMessage = 64 << 10
 
 // jestCounts are the counts of a report that sum up its run.
-var jestCounts = map[string]bool{"numFailedTests": true, "numPassedTests": true, "numPendingTests": true, "numTotalTests": true}
+var jestCounts = map[string]bool{"numFailedTests": true, "numPassedTests": true, "numPendingTests": true, "numTotalTests": true,
+	"numFailedTestSuites": true, "numPassedTestSuites": true, "numPendingTestSuites": true, "numTotalTestSuites": true, "numRuntimeErrorTestSuites": true, "numTodoTests": true, "success": true}
 
 // jestDoc decodes the report document that starts at start, and returns
 // the offset past it.
@@ -162,8 +172,21 @@ func jestDoc(ctx context.Context, rep *Report, r io.ReaderAt, start, end int64) 
 	if t.Kind != jsonscan.BeginObject {
 		return 0, ErrNotReport
 	}
+	// The counts that sum up the run, in runs of members written one
+	// after another: a quote each.
 	var counts []Span
-	docEnd, err := w.object(func(key string, k, v jsonscan.Token) error {
+	inRun := false
+	each := func(key string, sp Span) {
+		switch {
+		case !jestCounts[key]:
+			inRun = false
+		case inRun:
+			counts[len(counts)-1].To = sp.To
+		default:
+			counts, inRun = append(counts, sp), true
+		}
+	}
+	docEnd, err := w.members(func(key string, k, v jsonscan.Token) error {
 		switch {
 		case key == "testResults" && v.Kind == jsonscan.BeginArray:
 			file := 0
@@ -179,12 +202,10 @@ func jestDoc(ctx context.Context, rep *Report, r io.ReaderAt, start, end int64) 
 				return jestFile(w, rep, v, "/testResults/"+strconv.Itoa(file))
 			})
 			return err
-		case jestCounts[key] && v.Kind == jsonscan.Number:
-			counts = append(counts, Span{k.Start, v.End})
 		}
 		_, err := w.end(v)
 		return err
-	})
+	}, each)
 	if err != nil {
 		return 0, err
 	}
@@ -291,7 +312,35 @@ func jestCase(w jsonWalk, open jsonscan.Token) (*Case, error) {
 	var ancestors []string
 	var title, full string
 	var msgs []string
-	end, err := w.object(func(key string, k, v jsonscan.Token) error {
+	// The evidence: the members as the document writes them, in runs
+	// between the bulky ones (failureDetails repeats the message as
+	// objects), the message a run of its own.
+	run := Span{}
+	flush := func(key bool) {
+		if run.To > run.From {
+			c.Evidence, c.Key = append(c.Evidence, run), append(c.Key, key)
+		}
+		run = Span{}
+	}
+	named := false
+	each := func(key string, sp Span) {
+		switch key {
+		case "failureDetails", "meta":
+			flush(named)
+		case "failureMessages":
+			flush(named)
+			run = sp
+			flush(true)
+			named = false
+		default:
+			if run.To == 0 {
+				run = sp
+			}
+			run.To = sp.To
+			named = named || key == "fullName" || key == "title"
+		}
+	}
+	end, err := w.members(func(key string, k, v jsonscan.Token) error {
 		var err error
 		switch key {
 		case "ancestorTitles":
@@ -309,8 +358,6 @@ func jestCase(w jsonWalk, open jsonscan.Token) (*Case, error) {
 			return err
 		case "fullName":
 			full, err = w.str(v, 4096)
-			c.Evidence = append(c.Evidence, Span{k.Start, v.End})
-			c.Key = append(c.Key, true)
 			return err
 		case "status":
 			st, err := w.str(v, 64)
@@ -326,17 +373,13 @@ func jestCase(w jsonWalk, open jsonscan.Token) (*Case, error) {
 			if v.Kind != jsonscan.BeginArray {
 				break
 			}
-			end, err := w.array(func(v jsonscan.Token) error {
+			_, err := w.array(func(v jsonscan.Token) error {
 				s, err := w.str(v, maxMessage)
 				if s != "" {
 					msgs = append(msgs, s)
 				}
 				return err
 			})
-			if len(msgs) > 0 {
-				c.Evidence = append(c.Evidence, Span{k.Start, end})
-				c.Key = append(c.Key, true)
-			}
 			return err
 		case "location":
 			if v.Kind != jsonscan.BeginObject {
@@ -363,10 +406,11 @@ func jestCase(w jsonWalk, open jsonscan.Token) (*Case, error) {
 		}
 		_, err = w.end(v)
 		return err
-	})
+	}, each)
 	if err != nil {
 		return nil, err
 	}
+	flush(named)
 	c.Extent = Span{open.Start, end}
 	c.Name = strings.Join(append(ancestors, title), " › ")
 	if title == "" {

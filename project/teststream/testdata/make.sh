@@ -361,6 +361,7 @@ X
 	PATH=$node_tools/node_modules/.bin:$PATH run jest-many.out sh -c 'jest --ci --json 2>/tmp/jest-many.err; s=$?; cat /tmp/jest-many.err; exit $s'
 
 	cd "$work/jestproj" || exit 1
+	rm -rf "$work/vitestproj"
 	cp -r "$work/jestproj" "$work/vitestproj"
 	PATH=$node_tools/node_modules/.bin:$PATH run jest-fail.out jest --ci --json
 	PATH=$node_tools/node_modules/.bin:$PATH run jest-file.log jest --ci --json --outputFile="$here/jest-fail.json"
