@@ -131,3 +131,41 @@ func checkShowsOutsideNext(t *testing.T, raw []byte, out Output) {
 		}
 	}
 }
+
+// A report in an MCP result's text block is decoded too: the block is
+// projected as the kind its bytes are.
+func TestTestReportInMCP(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want []string
+	}{
+		{"go-fail.out", []string{"TestTitle/iPhone_sales", "words_test.go:18", "a go test -json report, decoded"}},
+		{"pytest-many.xml", []string{"test_discount", "test_prices.py:11", "a JUnit XML report, decoded"}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			res, err := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": string(reportFixture(t, c.file))}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := Project(context.Background(), KindMCP, testInput(t, res, 2000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var view struct {
+				Content []struct{ Text string } `json:"content"`
+			}
+			if err := json.Unmarshal([]byte(out.Text), &view); err != nil {
+				t.Fatalf("%v:\n%s", err, out.Text)
+			}
+			var text strings.Builder
+			for _, b := range view.Content {
+				text.WriteString(b.Text)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(text.String(), w) {
+					t.Errorf("view lacks %q:\n%s", w, text.String())
+				}
+			}
+		})
+	}
+}
