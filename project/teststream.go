@@ -47,16 +47,9 @@ func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, er
 	if size == 0 {
 		return Output{}, false, nil
 	}
-	if size <= int64(in.Budget)*4 {
-		// Small enough that the view of its kind may show it whole: it
-		// does when it fits.
-		all := make([]byte, size)
-		if _, err := in.Source.ReadAt(all, 0); err != nil && !errors.Is(err, io.EOF) {
-			return Output{}, false, err
-		}
-		if in.Counter.Count(string(all)) < in.Budget*9/10 {
-			return Output{}, false, nil
-		}
+	if size <= int64(in.Budget)*4 && tokensOf(in, size)+100 <= in.Budget {
+		// Small enough that the view of its kind shows it whole.
+		return Output{}, false, nil
 	}
 	head := make([]byte, min(size, 16<<10))
 	if _, err := in.Source.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
@@ -88,7 +81,22 @@ func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, er
 	}
 	v := &reportView{in: in, e: e, rep: rep, kind: k, quoted: map[int64]bool{}}
 	out, err := v.render(teststream.Units(rep, rank.Parse(intentOf(in.Args))))
-	return out, err == nil, err
+	if err != nil {
+		return Output{}, false, err
+	}
+	if size <= int64(in.Budget)*16 && in.Counter.Count(out.Text) >= tokensOf(in, size) {
+		return Output{}, false, nil // no smaller than the report itself
+	}
+	return out, true, nil
+}
+
+// tokensOf counts the tokens of a small input's first size bytes.
+func tokensOf(in *Input, size int64) int {
+	all := make([]byte, size)
+	if n, _ := in.Source.ReadAt(all, 0); n < len(all) {
+		all = all[:n]
+	}
+	return in.Counter.Count(string(all))
 }
 
 // reportView is one view of a decoded report.

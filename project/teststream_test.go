@@ -53,6 +53,7 @@ func TestTestReportView(t *testing.T) {
 		{"jest-fail.out", "npx jest --json", KindCommand, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30"}},
 		{"jest-many.out", "npx jest --json", KindCommand, []string{"split › with a remainder", "Received: 123", "cents.test.js:2:53", "Test suite failed to run", "parses euros"}},
 		{"jest-fail.json", "", KindJSON, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30", `"numFailedTests":1`}},
+		{"vitest-fail.out", "npx vitest run --reporter=json", KindCommand, []string{"drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "slug.test.js:12:30"}},
 		{"vitest-fail.json", "", KindJSON, []string{"drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "slug.test.js:12:30"}},
 		{"pytest-many.xml", "", KindFile, []string{"test_discount", "E       assert 0.0 == 180", "test_prices.py:11", "test_rates_file", "No such file or directory: 'rates.csv'"}},
 		{"pytest-fail.xml", "", KindFile, []string{"test_restock", "E       assert 10 == 5", "test_inventory.py:13"}},

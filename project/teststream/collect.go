@@ -103,6 +103,18 @@ func (r *Report) pass(c *Case) {
 // It is not counted among the run's tests.
 func (c *Case) Synthetic() bool { return strings.HasPrefix(c.Name, "[") }
 
+// count counts a case that ended among the suite's.
+func (s *Suite) count(c *Case) {
+	switch c.Status {
+	case Fail:
+		s.Failed++
+	case Skip:
+		s.Skipped++
+	default:
+		s.Passed++
+	}
+}
+
 // addSuite files a suite that ended.
 func (r *Report) addSuite(s *Suite) {
 	if len(r.Suites) < MaxSuites {

@@ -114,14 +114,7 @@ func decodeGo(ctx context.Context, r io.ReaderAt, size int64) (*Report, error) {
 					}
 				}
 				s := suite(ev.Package)
-				switch t.c.Status {
-				case Fail:
-					s.Failed++
-				case Skip:
-					s.Skipped++
-				default:
-					s.Passed++
-				}
+				s.count(t.c)
 				rep.add(t.c)
 			}
 		default:

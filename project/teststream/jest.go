@@ -273,14 +273,7 @@ func jestFile(w jsonWalk, rep *Report, open jsonscan.Token, ptr string) error {
 		if c.Location == "" && c.at != "" && c.Status == Fail {
 			c.Location = suite.Name + c.at
 		}
-		switch c.Status {
-		case Fail:
-			suite.Failed++
-		case Skip:
-			suite.Skipped++
-		default:
-			suite.Passed++
-		}
+		suite.count(c)
 		rep.add(c)
 	}
 	if suite.Status == Fail && suite.Failed > 0 && strings.TrimSpace(msg) != "" {

@@ -133,14 +133,7 @@ func decodeJUnit(ctx context.Context, r io.ReaderAt, size int64) (*Report, error
 				}
 				if len(suites) > 0 {
 					s := suites[len(suites)-1]
-					switch c.Status {
-					case Fail:
-						s.Failed++
-					case Skip:
-						s.Skipped++
-					default:
-						s.Passed++
-					}
+					s.count(c)
 					if c.Status == Fail {
 						s.Status = Fail
 					}
