@@ -44,7 +44,10 @@ const reportRangeCost = 6
 // projector of its kind).
 func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, error) {
 	size := in.Source.Size()
-	if size == 0 {
+	if size == 0 || size > cmdSample.full {
+		// A report larger than the command projector reads whole is
+		// sampled by it instead: decoding it all would cost more than
+		// the projection may.
 		return Output{}, false, nil
 	}
 	if size <= int64(in.Budget)*4 && tokensOf(in, size)+100 <= in.Budget {

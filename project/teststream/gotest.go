@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,11 +25,14 @@ type goEvent struct {
 type goTest struct {
 	c       *Case
 	msg     message
-	pending []Span // evidence of its output, kept until it ends
-	keys    []bool // which of pending are key lines (see keyLine)
-	tail    int    // the last output events are kept: the end of a long log is where a failure is
-	// lastHead marks that the last output named a stack frame's function.
-	lastHead bool
+	pending []goOut // its output, kept until it ends
+	tail    int     // the last output events are kept: the end of a long log is where a failure is
+}
+
+// goOut is an output event of a test: its span and its text.
+type goOut struct {
+	sp  Span
+	out string
 }
 
 // decodeGo reads test2json events, one a line. Output events are gathered
@@ -78,7 +82,7 @@ func decodeGo(ctx context.Context, r io.ReaderAt, size int64) (*Report, error) {
 				b.output(sp, *ev.Output)
 			}
 			if ev.Action == "build-fail" {
-				b.end(sp)
+				b.end(&sp)
 				rep.add(b.c)
 				delete(builds, ev.ImportPath)
 			}
@@ -102,10 +106,7 @@ func decodeGo(ctx context.Context, r io.ReaderAt, size int64) (*Report, error) {
 					t.c.Elapsed = *ev.Elapsed
 				}
 				t.c.Status = map[string]Status{"pass": Pass, "fail": Fail, "skip": Skip}[ev.Action]
-				if t.c.Status == Pass {
-					t.c.Message, t.pending = nil, nil
-				}
-				t.end(sp)
+				t.end(&sp)
 				if t.c.Status == Fail {
 					t.c.Children = failedKids[k]
 					delete(failedKids, k)
@@ -152,83 +153,89 @@ func decodeGo(ctx context.Context, r io.ReaderAt, size int64) (*Report, error) {
 				// What the package printed outside its tests is a failure
 				// of its own when the package failed and no test did (a
 				// panic in init, a timeout, a test binary that crashed).
-				if s.Status == Fail && len(p.c.Message) > 0 && s.Failed == 0 && ev.FailedBuild == "" {
+				if s.Status == Fail && len(p.pending) > 0 && s.Failed == 0 && ev.FailedBuild == "" {
 					p.c.Status = Fail
-					p.end(sp)
+					p.end(&sp)
 					rep.add(p.c)
 				}
 			}
 		}
 	}
 	// Tests that never ended: the run was cut short (a timeout, a crash).
+	// In the order they started, so that the view is the same each time.
+	left := make([]*goTest, 0, len(running))
 	for _, t := range running {
-		if len(t.c.Message) > 0 {
+		left = append(left, t)
+	}
+	slices.SortFunc(left, func(a, b *goTest) int { return int(a.c.Extent.From - b.c.Extent.From) })
+	for _, t := range left {
+		if len(t.pending) > 0 {
 			t.c.Status = Fail
-			t.c.Evidence = append(t.c.Evidence, t.pending...)
-			t.c.Key = append(t.c.Key, t.keys...)
+			t.end(nil)
 			rep.add(t.c)
 		}
 	}
 	return rep, nil
 }
 
-// output takes an output event of a test: its text, and the event as
-// evidence, unless it is a frame of a library's stack (with the line
-// naming the frame's function, which goes with it).
+// output keeps an output event of a test, to be read when the test ends
+// (most pass, and what they printed is not read at all): the first
+// MaxLines events and the last 8. Of the lines test2json frames a test
+// with, only its "--- FAIL" line is kept, which names the failure as the
+// text form does.
 func (t *goTest) output(sp Span, out string) {
-	if goFrame(out) {
-		t.c.Frames++
-		if n := len(t.pending); n > 0 && t.tail == 0 && t.lastHead {
-			t.pending, t.keys = t.pending[:n-1], t.keys[:n-1]
-			if m := len(t.c.Message); m > 0 && t.c.Dropped == 0 {
-				t.c.Message = t.c.Message[:m-1]
-			}
-			t.c.Frames++
-		}
-		t.lastHead = false
-		return
-	}
-	t.msg.text(out)
-	t.keep(sp, out)
-	t.lastHead = frameHead.MatchString(strings.TrimRight(out, "\n"))
-}
-
-// keep notes an output event as evidence of its test: the first MaxLines
-// events, then the last few. Of the lines test2json frames a test with,
-// only its "--- FAIL" line is kept, which names the failure as the text
-// form does.
-func (t *goTest) keep(sp Span, out string) {
 	if goFraming(out) && !strings.HasPrefix(strings.TrimSpace(out), "--- FAIL") || strings.TrimSpace(out) == "" {
 		return
 	}
-	key := keyLine(out)
-	if len(t.pending) < MaxLines {
-		t.pending = append(t.pending, sp)
-		t.keys = append(t.keys, key)
+	o := goOut{sp, out}
+	if len(t.pending) < MaxLines+8 {
+		t.pending = append(t.pending, o)
 		return
 	}
 	n := len(t.pending)
-	// A ring over the last 8 events.
-	t.pending[n-8+t.tail%8] = sp
-	t.keys[n-8+t.tail%8] = key
+	t.pending[n-8+t.tail%8] = o
 	t.tail++
+	t.c.Dropped++
 }
 
-// end closes a test's evidence with the event that ended it.
-func (t *goTest) end(sp Span) {
-	ev, keys := t.pending, t.keys
+// end closes a test with the event that ended it (nil when it never
+// did): a test that did not pass gets its message and evidence, without
+// the frames of library stacks (and the lines naming their functions).
+func (t *goTest) end(sp *Span) {
+	ev := t.pending
 	if t.tail > 0 {
 		// Put the ring of the last events back in order.
 		n := len(ev)
-		ring := append([]Span(nil), ev[n-8:]...)
-		kr := append([]bool(nil), keys[n-8:]...)
+		ring := append([]goOut(nil), ev[n-8:]...)
 		for i := range ring {
-			ev[n-8+i], keys[n-8+i] = ring[(t.tail+i)%8], kr[(t.tail+i)%8]
+			ev[n-8+i] = ring[(t.tail+i)%8]
 		}
 	}
-	t.c.Evidence = append(append(t.c.Evidence, ev...), sp)
-	t.c.Key = append(append(t.c.Key, keys...), true)
-	t.pending, t.keys = nil, nil
+	c := t.c
+	if c.Status != Pass {
+		head := false
+		for _, o := range ev {
+			if goFrame(o.out) {
+				c.Frames++
+				if n := len(c.Evidence); head && n > 0 {
+					c.Evidence, c.Key = c.Evidence[:n-1], c.Key[:n-1]
+					if m := len(c.Message); m > 0 {
+						c.Message = c.Message[:m-1]
+					}
+					c.Frames++
+				}
+				head = false
+				continue
+			}
+			t.msg.text(o.out)
+			c.Evidence, c.Key = append(c.Evidence, o.sp), append(c.Key, keyLine(o.out))
+			head = frameHead.MatchString(strings.TrimRight(o.out, "\n"))
+		}
+	}
+	if sp != nil {
+		c.Evidence, c.Key = append(c.Evidence, *sp), append(c.Key, true)
+	}
+	t.pending = nil
 }
 
 // goFraming reports the lines test2json wraps every test in, which say
