@@ -51,8 +51,10 @@ type Unit struct {
 	// with units in the order of their scores.
 	Score float64
 
-	// c is the case of a failure's unit.
-	c *Case
+	// c is the case of a failure's unit; sig the signals it is scored by,
+	// but for its intent.
+	c   *Case
+	sig rank.Signals
 }
 
 // Units turns a report into the units of its view, scored by rank.Score
@@ -80,18 +82,33 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 		us = append(us, failureUnit(rep.Format, c))
 	}
 	nFail := len(us)
-	us = append(us, summaryUnit(rep))
+	for i := range us {
+		// One unit per template: the failures like it are counted in it,
+		// so that among the units each template is met once.
+		us[i].sig = rank.Signals{Severity: rank.Error, Count: 1, Total: int64(nFail)}
+		if us[i].c.Children > 0 && len(us[i].Lines) == 0 {
+			us[i].sig.Severity = rank.Warning // failed through its subtests, which say why
+		}
+	}
+	sum := summaryUnit(rep)
+	sum.sig = rank.Signals{Structure: rank.Summary, Edge: 1} // the run's own summary, which a text form ends with
+	us = append(us, sum)
 	for _, s := range rep.Suites {
-		us = append(us, Unit{Role: RoleSummary, Title: suiteTitle(s), Quote: s.Evidence, Extent: extent(s.Evidence)})
+		u := Unit{Role: RoleSummary, Title: suiteTitle(s), Quote: s.Evidence, Extent: extent(s.Evidence), sig: rank.Signals{Structure: rank.Summary}}
+		if s.Status == Fail {
+			u.sig.Severity = rank.Notice
+		}
+		us = append(us, u)
 	}
 	for _, s := range rep.Suites {
 		if len(s.Report) > 0 {
+			// What the failures above say, formatted.
 			us = append(us, Unit{Role: RoleOther, Title: "the report of " + shortPath(s.Name) + ":", Quote: []Span{s.ReportSpan},
-				Lines: s.Report, Extent: s.ReportSpan})
+				Lines: s.Report, Extent: s.ReportSpan, sig: rank.Signals{Severity: rank.Warning}})
 		}
 	}
 	for _, c := range rep.Skips {
-		u := Unit{Role: RoleOther, Title: "SKIP " + c.Name + inSuite(c.Suite), Extent: c.Extent, Pointer: c.Pointer}
+		u := Unit{Role: RoleOther, Title: "SKIP " + c.Name + inSuite(c.Suite), Extent: c.Extent, Pointer: c.Pointer, sig: rank.Signals{Severity: rank.Notice}}
 		for _, l := range c.Message {
 			if !goFraming(l) && strings.TrimSpace(l) != "" {
 				u.Title += ": " + strings.TrimSpace(l)
@@ -129,7 +146,12 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 		us = append(us, Unit{Role: RoleOther, Title: "passed" + inSuite(s) + ": " + strings.Join(names, ", ")})
 	}
 	for _, t := range rep.Texts {
-		us = append(us, Unit{Role: RoleOther, Quote: []Span{t.Span}, Lines: []string{t.Line}, Extent: t.Span})
+		u := Unit{Role: RoleOther, Quote: []Span{t.Span}, Lines: []string{t.Line}, Extent: t.Span,
+			sig: rank.Signals{Severity: rank.Warning, Count: 1, Total: int64(len(rep.Texts))}}
+		if t.Error {
+			u.sig.Severity = rank.Error
+		}
+		us = append(us, u)
 	}
 
 	// The signals, and the scores.
@@ -140,41 +162,10 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 		lv[i] = m.Levels([]byte(u.text()))
 		st.Add(lv[i])
 	}
-	ti := 0
 	for i := range us {
-		u := &us[i]
-		sig := rank.Signals{Intent: st.Score(lv[i])}
-		switch {
-		case i < nFail:
-			// One unit per template: the failures like it are counted in
-			// it, so that among the units each template is met once.
-			sig.Severity = rank.Error
-			sig.Count, sig.Total = 1, int64(nFail)
-			if u.c.Children > 0 && len(u.Lines) == 0 {
-				sig.Severity = rank.Warning // failed through its subtests, which say why
-			}
-		case u.Role == RoleSummary:
-			sig.Structure = rank.Summary
-			if strings.HasPrefix(u.Title, "FAIL") {
-				sig.Severity = rank.Notice
-			}
-			if i == nFail {
-				sig.Edge = 1 // the run's own summary, which a text form ends with
-			}
-		case strings.HasPrefix(u.Title, "SKIP"):
-			sig.Severity = rank.Notice
-		case strings.HasPrefix(u.Title, "the report of "):
-			sig.Severity = rank.Warning // what the failures above say, formatted
-		case len(u.Lines) > 0:
-			if rep.Texts[ti].Error {
-				sig.Severity = rank.Error
-			} else {
-				sig.Severity = rank.Warning
-			}
-			sig.Count, sig.Total = 1, int64(len(rep.Texts))
-			ti++
-		}
-		u.Score = rank.Score(sig)
+		sig := us[i].sig
+		sig.Intent = st.Score(lv[i])
+		us[i].Score = rank.Score(sig)
 	}
 	// A test that failed through its subtests says nothing they do not:
 	// it follows the best of them.
