@@ -43,6 +43,9 @@ const reportRangeCost = 6
 // when it holds none (or it is small enough to be shown whole by the
 // projector of its kind).
 func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, error) {
+	if a := parseFileArgs(in.Args); k == KindFile && (a.hasRange || a.tail > 0 || a.symbol != "" || a.pattern != "") {
+		return Output{}, false, nil // a read of a part of the file shows that part
+	}
 	size := in.Source.Size()
 	if size == 0 || size > cmdSample.full {
 		// A report larger than the command projector reads whole is

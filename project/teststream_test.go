@@ -170,3 +170,16 @@ func TestTestReportInMCP(t *testing.T) {
 		})
 	}
 }
+
+// A read of a part of a report shows that part, not the decoded report.
+func TestTestReportPartRead(t *testing.T) {
+	in := testInput(t, reportFixture(t, "pytest-many.xml"), 500)
+	in.Args = json.RawMessage(`{"path":"report.xml","offset":2,"limit":3}`)
+	out, err := Project(context.Background(), KindFile, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.Text, "report, decoded") || !strings.Contains(out.Text, "lines 2-4") {
+		t.Errorf("a read of lines 2-4 shows:\n%s", out.Text)
+	}
+}
