@@ -220,11 +220,19 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 			v.quoted[n] = true
 		}
 	}
-	// By section; the lines of text outside the report last, in their
-	// order.
+	// By section, the run's summary first in its own; the lines of text
+	// outside the report last, in their order.
 	slices.SortStableFunc(picked, func(a, b *reportBlock) int {
-		if a.u.Role != b.u.Role {
+		switch {
+		case a.u.Role != b.u.Role:
 			return int(a.u.Role) - int(b.u.Role)
+		case a.u.Run != b.u.Run:
+			if a.u.Run {
+				return -1
+			}
+			return 1
+		case a.u.Role == teststream.RoleSummary:
+			return cmpInt64(a.u.Extent.From, b.u.Extent.From) // the suites in the order they ended
 		}
 		ta, tb := a.u.Title == "", b.u.Title == ""
 		switch {

@@ -47,6 +47,8 @@ type Unit struct {
 	Like       []string
 	LikeCount  int64
 	LikeExtent Span
+	// Run marks the run's own summary, which its section opens with.
+	Run bool
 	// Score is the unit's rank (rank.Score): the view fills its budget
 	// with units in the order of their scores.
 	Score float64
@@ -92,6 +94,7 @@ func Units(rep *Report, it *rank.Intent) []Unit {
 	}
 	sum := summaryUnit(rep)
 	sum.sig = rank.Signals{Structure: rank.Summary, Edge: 1} // the run's own summary, which a text form ends with
+	sum.Run = true
 	us = append(us, sum)
 	for _, s := range rep.Suites {
 		u := Unit{Role: RoleSummary, Title: suiteTitle(s), Quote: s.Evidence, Extent: extent(s.Evidence), sig: rank.Signals{Structure: rank.Summary}}
