@@ -69,6 +69,16 @@ func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, er
 	if f == teststream.None {
 		return Output{}, false, nil
 	}
+	if (k == KindFile || k == KindText) && f != teststream.JUnit {
+		// Sniffing sends a stream of test events read as a file or as text
+		// to the command projector, and a JSON report to the JSON one,
+		// unless the file's name says it is something else (source code
+		// that holds such output): they decode it.
+		return Output{}, false, nil
+	}
+	if k == KindFile && langOf(parseFileArgs(in.Args).path, nil) != nil {
+		return Output{}, false, nil // source code, whatever it holds
+	}
 	rep, err := teststream.Decode(ctx, in.Source, size, f)
 	if err != nil {
 		if ctx.Err() != nil {
