@@ -16,8 +16,10 @@ import (
 
 // A result that holds a machine-readable test report (go test -json,
 // cargo test's libtest JSON, jest --json and vitest's JSON reporter,
-// JUnit XML) is shown decoded, whatever carries it (a command's output, a
-// JSON or XML document read): first the failing tests, each with its
+// JUnit XML) is shown decoded, whatever carries it: a command's output, a
+// JSON document, JUnit XML read as a file or as text, an MCP text block
+// (projected as the kind its bytes are), a file or text that sniffing sends
+// to the command projector. First the failing tests, each with its
 // message and where it failed and the raw events or elements that hold
 // them, quoted as they are with their line numbers; then the run's
 // summary and the end of each suite; then, while the budget lasts, the
@@ -31,8 +33,9 @@ import (
 // comes from; its continuation reads every line it does not quote whole,
 // in order, once.
 
-// reportQuoteCap is the most tokens one raw line may take when quoted;
-// a longer one is shown decoded, with its line's number.
+// reportQuoteCap is the most tokens one raw line may take when quoted
+// whole; of a longer one its start is shown, then its unit's decoded
+// lines.
 const reportQuoteCap = 160
 
 // reportRangeCost is about what one more omitted range costs the header's
