@@ -183,3 +183,17 @@ func TestTestReportPartRead(t *testing.T) {
 		t.Errorf("a read of lines 2-4 shows:\n%s", out.Text)
 	}
 }
+
+func BenchmarkTestReportView(b *testing.B) {
+	raw := reportFixture(b, "go-large.out.gz")
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	one := 1
+	for i := 0; i < b.N; i++ {
+		in := testInput(b, raw, 2000)
+		in.ExitCode = &one
+		if _, err := Project(context.Background(), KindCommand, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -219,4 +221,40 @@ func BenchmarkDecodeGoLarge(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The fast reading of test2json events agrees with encoding/json on every
+// event of the fixtures it reads.
+func TestGoEventFast(t *testing.T) {
+	n := 0
+	for _, name := range []string{"go-fail.out", "go-panic.out", "go-build.out", "go-timeout.out", "go-pass.out"} {
+		for _, line := range bytes.Split(fixture(t, name), []byte("\n")) {
+			if len(line) == 0 || bytes.IndexByte(line, '\\') >= 0 {
+				continue
+			}
+			var fast, slow goEvent
+			if !fast.fast(line) {
+				t.Errorf("%s: not read fast: %s", name, line)
+				continue
+			}
+			if err := json.Unmarshal(line, &slow); err != nil {
+				t.Fatal(err)
+			}
+			if a, b := fmt.Sprint(fast.Action, fast.Package, fast.Test, fast.ImportPath, fast.FailedBuild, deref(fast.Elapsed), fast.Output == nil),
+				fmt.Sprint(slow.Action, slow.Package, slow.Test, slow.ImportPath, slow.FailedBuild, deref(slow.Elapsed), slow.Output == nil); a != b {
+				t.Errorf("%s: fast %s, encoding/json %s", name, a, b)
+			}
+			n++
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d events compared", n)
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
 }
