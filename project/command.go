@@ -84,6 +84,11 @@ func projectCommand(ctx context.Context, in *Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	// A man page or another document, read for an intent, is shown by its
+	// sections (document.go).
+	if out, ok, err := commandDocument(ctx, in, e); err != nil || ok {
+		return out, err
+	}
 	scan, sample, err := cmdScanInput(ctx, in, e.doc)
 	if err != nil {
 		return Output{}, err
