@@ -45,15 +45,15 @@ func TestTestReportView(t *testing.T) {
 		kind          Kind
 		want          []string // the failing test, its message, its file:line
 	}{
-		{"go-fail.out", "go test -json ./...", KindCommand, []string{"TestTitle/iPhone_sales", `Title("iPhone sales") = "Iphone Sales", want "IPhone Sales"`, "words_test.go:18", "FAIL example.com/shelf/words"}},
-		{"go-panic.out", "go test -json ./...", KindCommand, []string{"TestPushWraps", "panic: runtime error: index out of range [3] with length 3", "ring.go:14"}},
-		{"go-timeout.out", "go test -json -timeout 2s ./...", KindCommand, []string{"TestWaits", "panic: test timed out after 2s", "slow_test.go:9"}},
-		{"go-large.out.gz", "go test -json ./...", KindCommand, []string{"TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", "98 more failures like it"}},
-		{"cargo-fail.out", "cargo test -- -Z unstable-options --format json", KindCommand, []string{"tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9"}},
-		{"jest-fail.out", "npx jest --json", KindCommand, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30"}},
-		{"jest-many.out", "npx jest --json", KindCommand, []string{"split › with a remainder", "Received: 123", "cents.test.js:2:53", "Test suite failed to run", "parses euros"}},
+		{"go-fail.txt", "go test -json ./...", KindCommand, []string{"TestTitle/iPhone_sales", `Title("iPhone sales") = "Iphone Sales", want "IPhone Sales"`, "words_test.go:18", "FAIL example.com/shelf/words"}},
+		{"go-panic.txt", "go test -json ./...", KindCommand, []string{"TestPushWraps", "panic: runtime error: index out of range [3] with length 3", "ring.go:14"}},
+		{"go-timeout.txt", "go test -json -timeout 2s ./...", KindCommand, []string{"TestWaits", "panic: test timed out after 2s", "slow_test.go:9"}},
+		{"go-large.txt.gz", "go test -json ./...", KindCommand, []string{"TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", "98 more failures like it"}},
+		{"cargo-fail.txt", "cargo test -- -Z unstable-options --format json", KindCommand, []string{"tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9"}},
+		{"jest-fail.txt", "npx jest --json", KindCommand, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30"}},
+		{"jest-many.txt", "npx jest --json", KindCommand, []string{"split › with a remainder", "Received: 123", "cents.test.js:2:53", "Test suite failed to run", "parses euros"}},
 		{"jest-fail.json", "", KindJSON, []string{"drops punctuation at the end", `Received: "done-"`, "slug.test.js:11:30", `"numFailedTests":1`}},
-		{"vitest-fail.out", "npx vitest run --reporter=json", KindCommand, []string{"drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "slug.test.js:12:30"}},
+		{"vitest-fail.txt", "npx vitest run --reporter=json", KindCommand, []string{"drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "slug.test.js:12:30"}},
 		{"vitest-fail.json", "", KindJSON, []string{"drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "slug.test.js:12:30"}},
 		{"pytest-many.xml", "", KindFile, []string{"test_discount", "E       assert 0.0 == 180", "test_prices.py:11", "test_rates_file", "No such file or directory: 'rates.csv'"}},
 		{"pytest-fail.xml", "", KindFile, []string{"test_restock", "E       assert 10 == 5", "test_inventory.py:13"}},
@@ -140,7 +140,7 @@ func TestTestReportInMCP(t *testing.T) {
 		file string
 		want []string
 	}{
-		{"go-fail.out", []string{"TestTitle/iPhone_sales", "words_test.go:18", "a go test -json report, decoded"}},
+		{"go-fail.txt", []string{"TestTitle/iPhone_sales", "words_test.go:18", "a go test -json report, decoded"}},
 		{"pytest-many.xml", []string{"test_discount", "test_prices.py:11", "a JUnit XML report, decoded"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
@@ -185,7 +185,7 @@ func TestTestReportPartRead(t *testing.T) {
 }
 
 func BenchmarkTestReportView(b *testing.B) {
-	raw := reportFixture(b, "go-large.out.gz")
+	raw := reportFixture(b, "go-large.txt.gz")
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	one := 1

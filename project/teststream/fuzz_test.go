@@ -11,7 +11,7 @@ import (
 // Any bytes, decoded as any format, give a report or an error, never a
 // panic; every span a report names lies within its input.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"go-build.out", "go-panic.out", "cargo-fail.out", "pytest-fail.xml", "jest-fail.json", "vitest-fail.json"} {
+	for _, name := range []string{"go-build.txt", "go-panic.txt", "cargo-fail.txt", "pytest-fail.xml", "jest-fail.json", "vitest-fail.json"} {
 		f.Add(fixture(f, name))
 	}
 	f.Add([]byte(`{"Action":"output","Package":"p","Test":"T","Output":"x.go:1: boom\n"}` + "\n" + `{"Action":"fail","Package":"p","Test":"T"}`))

@@ -48,17 +48,17 @@ var decodeCases = []struct {
 	name, message, location string
 	failed, passed, skipped int64
 }{
-	{"go-fail.out", GoTest, "TestTitle/iPhone_sales", `Title("iPhone sales") = "Iphone Sales", want "IPhone Sales"`, "words_test.go:18", 4, 19, 1},
-	{"go-panic.out", GoTest, "TestPushWraps", "panic: runtime error: index out of range [3] with length 3", "/ring.go:14", 1, 1, 0},
-	{"go-timeout.out", GoTest, "TestWaits", "panic: test timed out after 2s", "slow_test.go:9", 1, 1, 0},
-	{"go-build.out", GoTest, "[build failed]", `cannot use "five" (untyped string constant) as int value`, "./calc_test.go:9:18", 0, 0, 0},
-	{"go-large.out.gz", GoTest, "TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", 100, 2901, 0},
-	{"cargo-fail.out", LibTest, "tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9", 1, 2, 1},
-	{"jest-fail.out", Jest, "slugify › drops punctuation at the end", "Received: \"done-\"", "__tests__/slug.test.js:11:30", 1, 8, 1},
-	{"jest-many.out", Jest, "parses euros", "Received: 123", "__tests__/cents.test.js:2:53", 2, 2, 0},
-	{"jest-many.out", Jest, "[test file failed to run]", "Jest encountered an unexpected token", "", 2, 2, 0},
+	{"go-fail.txt", GoTest, "TestTitle/iPhone_sales", `Title("iPhone sales") = "Iphone Sales", want "IPhone Sales"`, "words_test.go:18", 4, 19, 1},
+	{"go-panic.txt", GoTest, "TestPushWraps", "panic: runtime error: index out of range [3] with length 3", "/ring.go:14", 1, 1, 0},
+	{"go-timeout.txt", GoTest, "TestWaits", "panic: test timed out after 2s", "slow_test.go:9", 1, 1, 0},
+	{"go-build.txt", GoTest, "[build failed]", `cannot use "five" (untyped string constant) as int value`, "./calc_test.go:9:18", 0, 0, 0},
+	{"go-large.txt.gz", GoTest, "TestChecksum/case2011", `Checksum("2004967") = 114, want 113`, "bulk_test.go:17", 100, 2901, 0},
+	{"cargo-fail.txt", LibTest, "tests::median_even", "assertion `left == right` failed", "src/lib.rs:27:9", 1, 2, 1},
+	{"jest-fail.txt", Jest, "slugify › drops punctuation at the end", "Received: \"done-\"", "__tests__/slug.test.js:11:30", 1, 8, 1},
+	{"jest-many.txt", Jest, "parses euros", "Received: 123", "__tests__/cents.test.js:2:53", 2, 2, 0},
+	{"jest-many.txt", Jest, "[test file failed to run]", "Jest encountered an unexpected token", "", 2, 2, 0},
 	{"jest-fail.json", Jest, "slugify › drops punctuation at the end", "Expected: \"done\"", "__tests__/slug.test.js:11:30", 1, 8, 1},
-	{"vitest-fail.out", Jest, "slugify › drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "__tests__/slug.test.js:12:30", 1, 8, 1},
+	{"vitest-fail.txt", Jest, "slugify › drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "__tests__/slug.test.js:12:30", 1, 8, 1},
 	{"vitest-fail.json", Jest, "slugify › drops punctuation at the end", "AssertionError: expected 'done-' to be 'done'", "__tests__/slug.test.js:12:30", 1, 8, 1},
 	{"pytest-fail.xml", JUnit, "test_restock", "E       assert 10 == 5", "test_inventory.py:13", 1, 6, 1},
 	{"pytest-many.xml", JUnit, "test_rates_file", "FileNotFoundError: [Errno 2] No such file or directory: 'rates.csv'", "test_prices.py:16", 2, 300, 0},
@@ -120,7 +120,7 @@ func TestDecode(t *testing.T) {
 // A run of thousands of tests keeps what it is bounded to: the failures,
 // the slowest passes, and no message of a passing test.
 func TestDecodeBounded(t *testing.T) {
-	b := fixture(t, "go-large.out.gz")
+	b := fixture(t, "go-large.txt.gz")
 	// The same run four times over, as if four packages of it ran.
 	var big []byte
 	for i := 0; i < 4; i++ {
@@ -161,7 +161,7 @@ func TestSniffOther(t *testing.T) {
 // failures that repeat one another are one unit with a count; the run's
 // summary follows them.
 func TestUnits(t *testing.T) {
-	b := fixture(t, "go-large.out.gz")
+	b := fixture(t, "go-large.txt.gz")
 	rep, err := Decode(context.Background(), bytes.NewReader(b), int64(len(b)), GoTest)
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestUnits(t *testing.T) {
 
 	// An intent that names a test ranks it above a failure it does not
 	// name.
-	b = fixture(t, "go-fail.out")
+	b = fixture(t, "go-fail.txt")
 	rep, err = Decode(context.Background(), bytes.NewReader(b), int64(len(b)), GoTest)
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestUnits(t *testing.T) {
 }
 
 func BenchmarkDecodeGoLarge(b *testing.B) {
-	data := fixture(b, "go-large.out.gz")
+	data := fixture(b, "go-large.txt.gz")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -227,7 +227,7 @@ func BenchmarkDecodeGoLarge(b *testing.B) {
 // event of the fixtures it reads.
 func TestGoEventFast(t *testing.T) {
 	n := 0
-	for _, name := range []string{"go-fail.out", "go-panic.out", "go-build.out", "go-timeout.out", "go-pass.out"} {
+	for _, name := range []string{"go-fail.txt", "go-panic.txt", "go-build.txt", "go-timeout.txt", "go-pass.txt"} {
 		for _, line := range bytes.Split(fixture(t, name), []byte("\n")) {
 			if len(line) == 0 || bytes.IndexByte(line, '\\') >= 0 {
 				continue

@@ -4,11 +4,11 @@
 # they print (stdout and stderr interleaved, as an agent's shell returns
 # them) or the report file they write. Nothing here is typed by hand.
 #
-#   go       go test -json                       (go-*.out)
-#   node     jest --json, jest --outputFile,     (jest-*.out, jest-*.json,
-#            vitest --reporter=json               vitest-*.out, vitest-*.json)
+#   go       go test -json                       (go-*.txt)
+#   node     jest --json, jest --outputFile,     (jest-*.txt, jest-*.json,
+#            vitest --reporter=json               vitest-*.txt, vitest-*.json)
 #   python   pytest --junitxml                   (pytest-*.xml)
-#   rust     cargo test -- --format json         (cargo-*.out)
+#   rust     cargo test -- --format json         (cargo-*.txt)
 #
 # Usage: testdata/make.sh [go|node|python|rust]...   (all of them by default)
 # NODE_TOOLS names a directory to npm-install jest and vitest into (kept
@@ -139,10 +139,10 @@ func TestHyp(t *testing.T) {
 	}
 }
 X
-	run go-fail.out go test -json ./...
+	run go-fail.txt go test -json ./...
 	# The same module with the fault fixed: every package passes.
 	sed -i 's/strings.ToLower(w\[1:\]) \/\/ fault: ToLower/w[1:]/' words/words.go
-	run go-pass.out go test -json ./...
+	run go-pass.txt go test -json ./...
 
 	# A panic: an index out of range in a test helper.
 	fresh gopanic
@@ -187,7 +187,7 @@ func TestPushWraps(t *testing.T) {
 	}
 }
 X
-	run go-panic.out go test -json ./...
+	run go-panic.txt go test -json ./...
 
 	# A build failure: go test -json reports it as build-output events.
 	fresh gobuild
@@ -211,7 +211,7 @@ func TestAdd(t *testing.T) {
 	_ = total
 }
 X
-	run go-build.out go test -json ./...
+	run go-build.txt go test -json ./...
 
 	# A timeout: a test that waits for what never comes.
 	fresh gotimeout
@@ -228,7 +228,7 @@ func TestWaits(t *testing.T) {
 	<-done // fault: nothing ever closes done
 }
 X
-	run go-timeout.out go test -json -timeout 2s ./...
+	run go-timeout.txt go test -json -timeout 2s ./...
 
 	# A large run: 3,000 subtests, a hundred of which fail alike.
 	fresh golarge
@@ -271,8 +271,8 @@ func TestChecksum(t *testing.T) {
 	}
 }
 X
-	run go-large.out go test -json ./...
-	gzip -nf9 "$here/go-large.out"
+	run go-large.txt go test -json ./...
+	gzip -nf9 "$here/go-large.txt"
 }
 
 make_node() {
@@ -358,12 +358,12 @@ X
 const { split } = require('../money');
 test('never runs', () => { expect(split(1, 1)).toEqual([1]) ;
 X
-	PATH=$node_tools/node_modules/.bin:$PATH run jest-many.out sh -c 'jest --ci --json 2>/tmp/jest-many.err; s=$?; cat /tmp/jest-many.err; exit $s'
+	PATH=$node_tools/node_modules/.bin:$PATH run jest-many.txt sh -c 'jest --ci --json 2>/tmp/jest-many.err; s=$?; cat /tmp/jest-many.err; exit $s'
 
 	cd "$work/jestproj" || exit 1
 	rm -rf "$work/vitestproj"
 	cp -r "$work/jestproj" "$work/vitestproj"
-	PATH=$node_tools/node_modules/.bin:$PATH run jest-fail.out jest --ci --json
+	PATH=$node_tools/node_modules/.bin:$PATH run jest-fail.txt jest --ci --json
 	PATH=$node_tools/node_modules/.bin:$PATH run jest-file.log jest --ci --json --outputFile="$here/jest-fail.json"
 	rm -f "$here/jest-file.log"
 
@@ -371,7 +371,7 @@ X
 	sed -i 's/^const { slugify, words } = require(.*$/import { describe, test, expect } from "vitest";\nimport { slugify, words } from "..\/slug.js";/' __tests__/slug.test.js
 	sed -i 's/^module.exports = { slugify, words };/export { slugify, words };/' slug.js
 	echo '{"name": "slugs", "version": "1.0.0", "private": true, "type": "module"}' >package.json
-	PATH=$node_tools/node_modules/.bin:$PATH run vitest-fail.out vitest run --reporter=json
+	PATH=$node_tools/node_modules/.bin:$PATH run vitest-fail.txt vitest run --reporter=json
 	PATH=$node_tools/node_modules/.bin:$PATH run vitest-file.log vitest run --reporter=json --outputFile="$here/vitest-fail.json"
 	rm -f "$here/vitest-file.log"
 }
@@ -517,7 +517,7 @@ mod tests {
     }
 }
 X
-	RUSTC_BOOTSTRAP=1 CARGO_TERM_COLOR=never run cargo-fail.out cargo test -- -Z unstable-options --format json --report-time
+	RUSTC_BOOTSTRAP=1 CARGO_TERM_COLOR=never run cargo-fail.txt cargo test -- -Z unstable-options --format json --report-time
 }
 
 for w in "${what[@]}"; do
