@@ -76,6 +76,10 @@ const (
 )
 
 func projectCommand(ctx context.Context, in *Input) (Output, error) {
+	// A machine-readable test report (go test -json, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindCommand); ok || err != nil {
+		return out, err
+	}
 	e, err := newExcerptor(in, false)
 	if err != nil {
 		return Output{}, err

@@ -48,6 +48,10 @@ const (
 // arguments say what it is after (a line range, a symbol, a pattern, an
 // intent), that region whole with a short head for orientation.
 func projectFile(ctx context.Context, in *Input) (Output, error) {
+	// A test report read as a file (JUnit XML, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindFile); ok || err != nil {
+		return out, err
+	}
 	v, err := newFileView(in)
 	if err != nil {
 		return Output{}, err

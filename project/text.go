@@ -23,6 +23,10 @@ const headShare = 0.4
 // lines from its head and, weighted more, from its tail, with the omitted
 // middle named in the header and where it sits.
 func projectText(ctx context.Context, in *Input) (Output, error) {
+	// A test report in plain text's clothes (go test -json, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindText); ok || err != nil {
+		return out, err
+	}
 	e, err := newExcerptor(in, false)
 	if err != nil {
 		return Output{}, err
