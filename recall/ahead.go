@@ -63,6 +63,21 @@ func (a *readAhead) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// chunkBytes returns the bytes of chunk idx once read, without a copy: they stay
+// valid until a read of a later chunk. It returns nil, and no error, when
+// idx is behind the chunks ahead.
+func (a *readAhead) chunkBytes(idx int64) ([]byte, error) {
+	c := a.get(idx)
+	if c == nil {
+		return nil, nil
+	}
+	<-c.done
+	if c.err != nil && !(errors.Is(c.err, io.EOF) && len(c.buf) == int(min(a.chunk, a.size-idx*a.chunk))) {
+		return nil, c.err
+	}
+	return c.buf, nil
+}
+
 // get returns chunk idx, read or being read, after dropping the chunks
 // before it and starting those after it up to the depth; nil when idx is
 // behind the chunks ahead.
