@@ -167,8 +167,9 @@ func (s *scanner) fill() error {
 	blk := seg[:nl+1]
 	// line is the number of the line that starts at blk[off].
 	base, line, off := s.pos, s.line, 0
-	// Without the literal every match holds, the chunk has no match.
-	search := s.lit == nil || s.lit.index(blk) >= 0
+	// Without the literal every match holds, the chunk has no match (a
+	// literal pattern is looked for by the loop itself).
+	search := s.lit == nil || s.whole || s.lit.index(blk) >= 0
 	for search && off < len(blk) {
 		var at int
 		if s.whole {
@@ -242,11 +243,19 @@ func (s *scanner) crossing(idx int64, seg []byte) error {
 		}
 		end = min(size, (idx+1)*store.ChunkSize)
 	}
-	if s.whole && s.lit.index(text) >= 0 || !s.whole && (s.lit == nil || s.lit.index(text) >= 0) && s.re.Match(text) {
+	if s.matches(text) {
 		s.queue = append(s.queue, match{line: s.line, start: s.pos, end: end})
 	}
 	s.pos, s.line = end, s.line+1
 	return nil
+}
+
+// matches reports whether one line, without its newline, matches.
+func (s *scanner) matches(line []byte) bool {
+	if s.lit != nil && s.lit.index(line) < 0 {
+		return false
+	}
+	return s.whole || s.re.Match(line)
 }
 
 func grepObject(ctx context.Context, obj store.Object, req Request, opts Options) (Page, error) {
