@@ -612,23 +612,14 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 // writeRecord durably replaces the record of ref, with used as its
 // modification time.
 func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
-	data, err := marshalRecord(info)
+	data, err := json.Marshal(record{V: recordVersion, Info: info})
 	if err != nil {
 		return err
 	}
-	return d.replaceFile(d.recordPath(ref), "rec-*", data, used)
-}
-
-// marshalRecord returns the record of info as it is written.
-func marshalRecord(info Info) ([]byte, error) {
-	data, err := json.Marshal(record{V: recordVersion, Info: info})
-	if err != nil {
-		return nil, err
-	}
 	if len(data) > maxRecordSize {
-		return nil, fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
+		return fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
 	}
-	return data, nil
+	return d.replaceFile(d.recordPath(ref), "rec-*", data, used)
 }
 
 // replaceFile durably replaces the file at path with data, through a temp
