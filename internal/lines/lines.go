@@ -97,13 +97,18 @@ func (d *Doc) chunkStart(off int64) int64 {
 	return off / d.chunkSize * d.chunkSize
 }
 
+// holds reports whether the bytes held include the one at off.
+func (d *Doc) holds(off int64) bool {
+	return d.held != nil && off >= d.heldOff && off < d.heldOff+int64(len(d.held))
+}
+
 // at returns the bytes from off on that the Doc holds or reads at once: at
 // most a block, and never past the end of the chunk that holds off, so
 // that reading a line near a chunk's end does not read (and verify) the
 // next chunk unless the line goes on into it. It returns no bytes at the
 // end of the document.
 func (d *Doc) at(off int64) ([]byte, error) {
-	if d.held != nil && off >= d.heldOff && off < d.heldOff+int64(len(d.held)) {
+	if d.holds(off) {
 		return d.held[off-d.heldOff:], nil
 	}
 	buf := d.block()
@@ -364,11 +369,13 @@ func (d *Doc) PrevLineStart(end int64) (int64, error) {
 	}
 	// Skip the newline that ends the previous line.
 	pos := end - 1
-	last, err := d.at(pos)
-	if err != nil {
+	var b [1]byte
+	if d.holds(pos) {
+		b[0] = d.held[pos-d.heldOff]
+	} else if _, err := d.readAt(b[:], pos); err != nil {
 		return 0, err
 	}
-	if len(last) == 0 || last[0] != '\n' {
+	if b[0] != '\n' {
 		pos = end
 	}
 	// Each block read backward stays within one chunk, and is held for the
