@@ -162,11 +162,9 @@ func printPage(e *env, st store.Store, ref store.Ref, p recall.Page, asJSON bool
 	if err != nil {
 		return err
 	}
-	// A page built without its count (it fit its budget by a bound) is
-	// counted for crumb stats once it is out.
 	n := p.Tokens
 	if n == 0 && p.Text != "" {
-		n = tokens.O200k().Count(p.Text)
+		n = tokens.O200k().Count(p.Text) // a page built without its count
 	}
 	if cerr := recall.Charge(e.ctx, st, ref, n); cerr != nil {
 		fmt.Fprintf(e.stderr, "crumb: warning: %v\n", cerr)
