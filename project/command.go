@@ -76,9 +76,18 @@ const (
 )
 
 func projectCommand(ctx context.Context, in *Input) (Output, error) {
+	// A machine-readable test report (go test -json, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindCommand); ok || err != nil {
+		return out, err
+	}
 	e, err := newExcerptor(in, false)
 	if err != nil {
 		return Output{}, err
+	}
+	// A man page or another document, read for an intent, is shown by its
+	// sections (document.go).
+	if out, ok, err := commandDocument(ctx, in, e); err != nil || ok {
+		return out, err
 	}
 	scan, sample, err := cmdScanInput(ctx, in, e.doc)
 	if err != nil {
