@@ -480,9 +480,9 @@ func (p *cmdProjector) pickAll(ctx context.Context) error {
 
 // pickRest fills the room the start and the end left, when they stopped at
 // runs of near-identical lines: it goes on from the start, through the lines
-// no run holds, past each run (a long one whole: its marker names it, with
-// samples, and counts its lines; a short one after its first line), until
-// the room is used. What a view then omits is repetition of what it shows.
+// of short runs and those no run holds, past each long run (whose marker
+// names it, with samples, and counts its lines), until the room is used.
+// What a view then omits is repetition of what it shows.
 func (p *cmdProjector) pickRest(ctx context.Context) error {
 	pos := int64(0)
 	for no := int64(1); no <= p.total && pos < p.size; {
@@ -492,7 +492,7 @@ func (p *cmdProjector) pickRest(ctx context.Context) error {
 		if p.room-p.cost() < p.perGap {
 			return nil
 		}
-		if r := p.runAt(no); r != nil && (no > r.first || r.lines() >= cmdNoteRun) {
+		if r := p.runAt(no); r != nil && r.lines() >= cmdNoteRun {
 			no, pos = r.last+1, r.to
 			continue
 		}

@@ -382,9 +382,15 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 	case indent == 0 && col && cmdIsGoNote(msg):
 		// go build -gcflags=-m: "x.go:3:6: can inline f"
 		return cmdM(famNote, scoreNote, 0, 0)
-	case indent == 0 && col:
+	case indent == 0 && col && cmdErrorWords(msg):
 		// go build and go vet: "./x.go:3:5: undefined: y"
 		return cmdM(famCompile, scoreCompile-2, 0, 1)
+	case indent == 0 && col:
+		// A diagnostic that names no level and no error: go vet's
+		// findings, a linter's, a note of a report the classifier does
+		// not know. It locates a problem; what sets one apart from its
+		// like is its rarity.
+		return cmdM(famCompile, scoreDetail+4, 0, 1)
 	case indent == 0:
 		// pytest: "test_x.py:12: AssertionError"; javac: "X.java:3: error"
 		return cmdM(famTest, scoreMessage, 0, 0)
@@ -447,6 +453,29 @@ func cmdClassifyStylish(t []byte) (cmdMatch, bool) {
 	}
 	m.head = true
 	return m, true
+}
+
+// cmdErrorVocabulary are the words of compilers' error messages that name
+// no level ("undefined: x", "cannot use x as int value", "x declared and
+// not used").
+var cmdErrorVocabulary = [][]byte{
+	[]byte("undefined"), []byte("undeclared"), []byte("cannot"), []byte("invalid"), []byte("mismatch"),
+	[]byte("missing"), []byte("expected"), []byte("not declared"), []byte("not defined"), []byte("not used"),
+	[]byte("redeclared"), []byte("unknown"), []byte("too many"), []byte("not enough"), []byte("syntax error"),
+	[]byte("no field or method"), []byte("not found"), []byte("unresolved"), []byte("error"), []byte("fail"),
+}
+
+// cmdErrorWords reports whether a diagnostic's message holds the vocabulary
+// of an error.
+func cmdErrorWords(msg []byte) bool {
+	var buf [cmdClassifyBytes]byte
+	low := rank.AppendLower(buf[:0], msg)
+	for _, w := range cmdErrorVocabulary {
+		if bytes.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // cmdFrame ranks a stack frame: one in the program's own code says where a
