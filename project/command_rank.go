@@ -2,6 +2,7 @@ package project
 
 import (
 	"container/heap"
+	"math"
 	"slices"
 
 	"github.com/crumb-dev/crumb/internal/drain"
@@ -148,6 +149,11 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		}
 	}
 	if lv != 0 {
+		if m.fam == famNone {
+			// Mined too, so that a line the intent names that repeats
+			// its template a hundred times weighs as repetition.
+			ev.tmpl = r.miner.AddIn(uint8(famNone), t, no)
+		}
 		// A first guess at how well the line meets the intent: its score
 		// by the words' rarity in the lines seen so far.
 		ev.rank = r.st.Score(lv)
@@ -159,11 +165,10 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 // lines numbered 1 to total, and returns it best first.
 func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 	evs := slices.Concat(r.cand, []cmdEvidence(r.other), []cmdEvidence(r.hits))
-	var perfect float64
-	if r.m != nil {
-		// What a line that said all the intent says would score.
-		perfect = r.st.Score(r.m.Levels([]byte(r.m.Intent().Raw)))
-	}
+	// What one word met exactly, in one line only, scores: the intent's
+	// unit, so that a line's intent says how many such words it holds.
+	unit := rank.Exact.Weight() * math.Log(1+(float64(units)-0.5)/1.5)
+	n := 0
 	for i := range evs {
 		ev := &evs[i]
 		sev, st := cmdMatch{fam: ev.fam, score: ev.score}.signals()
@@ -171,23 +176,30 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		if ev.tmpl != drain.Other {
 			sig.Count, sig.Total = r.miner.Cluster(ev.tmpl).Count, units
 		}
-		if ev.lv != 0 && perfect > 0 {
-			// 2 for a line that holds all the intent says (see rank.Score).
-			sig.Intent = 2 * r.st.Score(ev.lv) / perfect
-			if ev.fam == famNone {
-				// A line the intent names is evidence on its own: with the
-				// details of failures, and the start of what it opens (an
-				// option's description, a definition's body), when it
-				// holds much of the intent; with warnings when it holds
-				// little.
+		if ev.lv != 0 && unit > 0 {
+			sig.Intent = 2 * r.st.Score(ev.lv) / unit
+		}
+		if ev.fam == famNone {
+			// A line the intent names is evidence on its own: with the
+			// details of failures, and the start of what it opens (an
+			// option's description, a definition's body), when it holds
+			// half a word no other line holds; with warnings when it
+			// holds a quarter; not at all when all it holds are words
+			// most lines hold.
+			switch {
+			case sig.Intent >= 1:
+				ev.score, ev.after = scoreDetail, 1
+			case sig.Intent >= 0.5:
 				ev.score = scoreWarn
-				if sig.Intent >= 0.5 {
-					ev.score, ev.after = scoreDetail, 1
-				}
+			default:
+				continue
 			}
 		}
 		ev.rank = rank.Score(sig)
+		evs[n] = *ev
+		n++
 	}
+	evs = evs[:n]
 	slices.SortFunc(evs, func(a, b cmdEvidence) int {
 		switch {
 		case a.better(b):
@@ -197,7 +209,24 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		}
 		return 0
 	})
-	return evs
+	// The best few of each template (the first few, and those the intent
+	// names): the same line a hundred times is one piece of evidence.
+	per := map[int]int{}
+	n = 0
+	for _, ev := range evs {
+		if ev.tmpl != drain.Other {
+			limit := cmdMaxPerTmpl
+			if ev.fam == famSummary {
+				limit = cmdMaxPerSummary
+			}
+			if per[ev.tmpl]++; per[ev.tmpl] > limit {
+				continue
+			}
+		}
+		evs[n] = ev
+		n++
+	}
+	return evs[:n]
 }
 
 // cmdEdge is how near line no is to the start or the end of total lines: 1
