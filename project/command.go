@@ -34,7 +34,14 @@ func init() {
 //     "3 failed, 10 passed");
 //   - ordinary output fills what room is left, and runs of near-identical
 //     lines are left out with a marker that says what they were like
-//     ("532 lines like `Downloading …`") and how to read them.
+//     ("532 lines like `Downloading …`") and how to read them; the room is
+//     filled past such runs, so that a view is small only when what it
+//     leaves out repeats what it shows.
+//
+// Evidence is ranked by the shared ranker (project/rank, see
+// command_rank.go): the classifier's severity and structure, the rarity of
+// the line's template (the one error among thousands of notes of a few
+// templates ranks first), the call's intent and the position.
 //
 // Evidence the budget has no room for is counted, with the search that finds
 // it. The whole output is scanned once, with bounded state (see

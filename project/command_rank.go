@@ -31,11 +31,12 @@ import (
 
 // Limits of the ranker's state.
 const (
-	cmdMaxTemplates  = 1024 // templates mined; further lines count as others
-	cmdMaxPerTmpl    = 3    // evidence lines kept per template
-	cmdMaxPerSummary = 64   // summary lines kept per template ("ok  pkg", one per package)
-	cmdMaxOther      = 400  // evidence lines kept that fit no template, best first
-	cmdMaxIntent     = 128  // lines kept for the intent alone, best first
+	cmdMaxTemplates  = 1024    // templates mined; further lines count as others
+	cmdMaxPerTmpl    = 3       // evidence lines kept per template
+	cmdMaxPerSummary = 64      // summary lines kept per template ("ok  pkg", one per package)
+	cmdMaxOther      = 400     // evidence lines kept that fit no template, best first
+	cmdMaxIntent     = 128     // lines kept for the intent alone, best first
+	cmdMaxKnown      = 1 << 16 // lines remembered by hash, to skip the miner when one repeats
 )
 
 // cmdEvidence is a line worth showing, found by the scan.
@@ -95,6 +96,8 @@ func (h *cmdEvidenceHeap) keep(ev cmdEvidence, n int) {
 // cmdRanker keeps a scan's evidence and ranks it.
 type cmdRanker struct {
 	miner *drain.Miner
+	count []int64         // lines met, per template
+	known map[uint64]int  // the template of lines met before, by cmdLineHash
 	kept  []uint8         // evidence lines kept, per template
 	cand  []cmdEvidence   // the first evidence lines of each template
 	other cmdEvidenceHeap // evidence the miner could not place (ranked by class while scanning)
@@ -108,6 +111,7 @@ type cmdRanker struct {
 
 func (r *cmdRanker) init(intent string) {
 	r.miner = drain.New(drain.Options{MaxClusters: cmdMaxTemplates})
+	r.known = map[uint64]int{}
 	if it := rank.Parse(intent); !it.Empty() {
 		r.m = rank.NewMatcher(it)
 		r.st = rank.NewStats(r.m)
@@ -130,13 +134,10 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		r.topLine, r.topOff = no, start
 	}
 	if m.fam != famNone {
-		ev.tmpl = r.miner.AddIn(uint8(m.fam), t, no)
+		ev.tmpl = r.mine(m.fam, t, no)
 		if ev.tmpl == drain.Other {
 			r.other.keep(ev, cmdMaxOther)
 			return
-		}
-		for len(r.kept) <= ev.tmpl {
-			r.kept = append(r.kept, 0)
 		}
 		limit := uint8(cmdMaxPerTmpl)
 		if m.fam == famSummary {
@@ -152,13 +153,35 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		if m.fam == famNone {
 			// Mined too, so that a line the intent names that repeats
 			// its template a hundred times weighs as repetition.
-			ev.tmpl = r.miner.AddIn(uint8(famNone), t, no)
+			ev.tmpl = r.mine(famNone, t, no)
 		}
 		// A first guess at how well the line meets the intent: its score
 		// by the words' rarity in the lines seen so far.
 		ev.rank = r.st.Score(lv)
 		r.hits.keep(ev, cmdMaxIntent)
 	}
+}
+
+// mine returns the template of line no (t, of family f), or drain.Other,
+// and counts it. A line that repeats one met before but for its numbers
+// takes that line's template without the miner.
+func (r *cmdRanker) mine(f cmdFamily, t []byte, no int64) int {
+	h := cmdLineHash(t) ^ uint64(f)*0x9E3779B97F4A7C15
+	id, ok := r.known[h]
+	if !ok {
+		if id = r.miner.AddIn(uint8(f), t, no); id == drain.Other {
+			return id
+		}
+		if len(r.known) < cmdMaxKnown {
+			r.known[h] = id
+		}
+		for len(r.count) <= id {
+			r.count = append(r.count, 0)
+			r.kept = append(r.kept, 0)
+		}
+	}
+	r.count[id]++
+	return id
 }
 
 // rank weighs the evidence kept, once the scan has seen units lines of the
@@ -174,7 +197,7 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		sev, st := cmdMatch{fam: ev.fam, score: ev.score}.signals()
 		sig := rank.Signals{Severity: sev, Structure: st, Edge: cmdEdge(ev.line, total)}
 		if ev.tmpl != drain.Other {
-			sig.Count, sig.Total = r.miner.Cluster(ev.tmpl).Count, units
+			sig.Count, sig.Total = r.count[ev.tmpl], units
 		}
 		if ev.lv != 0 && unit > 0 {
 			sig.Intent = 2 * r.st.Score(ev.lv) / unit

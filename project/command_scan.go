@@ -10,10 +10,12 @@ import (
 // The command projector learns what it needs from one pass over the output:
 // which lines are evidence (errors, failures, panics, summaries) and where the
 // output repeats itself. The pass keeps bounded state whatever the size of
-// the output: the best cmdMaxEvidence evidence lines, the longest cmdMaxRuns
-// runs of near-identical lines, and counters. Its cost per line is a few
-// byte comparisons; the precise matchers only run on lines whose first byte
-// or first colon makes them candidates.
+// the output: the evidence its ranker keeps (the first lines of each
+// template of evidence, see command_rank.go), the longest cmdMaxRuns runs of
+// near-identical lines, and counters. Its cost per line is a few byte
+// comparisons; the precise matchers only run on lines whose first byte or
+// first colon makes them candidates, and only evidence lines (and, with an
+// intent, the lines that hold its words) are mined into templates.
 
 // cmdFamily groups evidence by what it tells the agent.
 type cmdFamily uint8
@@ -277,7 +279,21 @@ func cmdShapeKey(t []byte) uint64 {
 	}
 done:
 	var buf [16]byte
-	n := 0
+	copy(buf[:], t[i:])
+	w1 := binary.LittleEndian.Uint64(buf[:8])
+	w2 := binary.LittleEndian.Uint64(buf[8:])
+	n := min(len(t)-i, 16)
+	if cmdDigitBytes(w1)|cmdDigitBytes(w2) != 0 {
+		w1, w2, n = cmdShapeDigits(t, i)
+	}
+	h := w1*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(w2*0xC2B2AE3D27D4EB4F, 31) ^ uint64(n)*0x165667B19E3779F9
+	return h ^ h>>29
+}
+
+// cmdShapeDigits returns the first 16 bytes of t from i with each run of
+// digits taken as one '0', as two words, and how many bytes that was.
+func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
+	var buf [16]byte
 	for end := min(len(t), i+64); i < end && n < len(buf); i++ {
 		c := t[i]
 		if cmdIsDigit(c) {
@@ -289,10 +305,41 @@ done:
 		buf[n] = c
 		n++
 	}
-	w1 := binary.LittleEndian.Uint64(buf[:8])
-	w2 := binary.LittleEndian.Uint64(buf[8:])
-	h := w1*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(w2*0xC2B2AE3D27D4EB4F, 31) ^ uint64(n)*0x165667B19E3779F9
-	return h ^ h>>29
+	return binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:]), n
+}
+
+// cmdDigitBytes returns w with 0xff in each of its 8 bytes that is an ASCII
+// digit and 0 in the others, without a branch.
+func cmdDigitBytes(w uint64) uint64 {
+	const (
+		low7  = 0x7f7f7f7f7f7f7f7f
+		high  = 0x8080808080808080
+		zeros = 0x3030303030303030
+	)
+	x := w ^ zeros                                           // a digit becomes 0x00-0x09
+	notDigit := ((x & low7) + 0x7676767676767676 | x) & high // high bit set unless 0x00-0x09
+	return ((^notDigit & high) >> 7) * 0xff
+}
+
+// cmdLineHash hashes a whole line with its digits taken as equal: two
+// lines with the same hash repeat each other but for their numbers. It
+// works a word at a time.
+func cmdLineHash(t []byte) uint64 {
+	h := uint64(len(t)) * 0x165667B19E3779F9
+	for i := 0; i < len(t); i += 8 {
+		var w uint64
+		if i+8 <= len(t) {
+			w = binary.LittleEndian.Uint64(t[i:])
+		} else {
+			var buf [8]byte
+			copy(buf[:], t[i:])
+			w = binary.LittleEndian.Uint64(buf[:])
+		}
+		m := cmdDigitBytes(w)
+		w = w&^m | 0x3030303030303030&m
+		h = bits.RotateLeft64((h^w)*0x9E3779B97F4A7C15, 27)
+	}
+	return h ^ h>>31
 }
 
 func cmdIsDigit(c byte) bool { return '0' <= c && c <= '9' }
