@@ -90,8 +90,8 @@ func cmdClassify(t []byte, indent int) cmdMatch {
 			return cmdM(famTest, scoreFail, 8, 2)
 		case cmdHasPrefix(t, "---- ") && bytes.Contains(t, []byte(" stdout ----")): // cargo test
 			return cmdM(famTest, scoreFail, 6, 0)
-		case cmdHasPrefix(t, "--> "): // rustc: where an error is
-			return cmdM(famCompile, scoreDetail, 3, 1)
+		case cmdHasPrefix(t, "--> "): // rustc: where the error or warning above is
+			return cmdM(famFrame, scoreDetail, 3, 1)
 		}
 		return cmdMatch{}
 	case '=':

@@ -140,6 +140,39 @@ EOF
 		npx --no-install eslint src
 fi
 
+# cargo clippy over a workspace: 720 warnings of three lints, one type
+# error in the crate checked between the two that warn.
+if wanted cargo-clippy-one-error; then
+	rm -rf "$work/clippy" && mkdir -p "$work/clippy" && cd "$work/clippy" || exit 1
+	python3 - <<'EOF2'
+import os
+def crate(name, src, deps=""):
+    os.makedirs(name + "/src", exist_ok=True)
+    open(name + "/Cargo.toml", "w").write('[package]\nname = "%s"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n%s' % (name, deps))
+    open(name + "/src/lib.rs", "w").write(src)
+def fns(prefix):
+    return "\n".join("pub fn %s_%d(w: &Vec<u32>, h: u32) -> u32 {\n    let total = w.iter().fold(0, |a, b| a + b) * h;\n    return total;\n}\n" % (prefix, i) for i in range(120))
+open("Cargo.toml", "w").write('[workspace]\nmembers = ["alpha", "app", "zeta"]\nresolver = "2"\n')
+crate("alpha", fns("area"))
+crate("zeta", fns("volume"))
+# The fault: a u32 where a String is wanted.
+crate("app", "pub fn label(n: u32) -> String {\n    let s: String = alpha::area_0(&vec![n], 1);\n    s\n}\n", 'alpha = { path = "../alpha" }\n')
+EOF2
+	export CARGO_TERM_COLOR=never
+	record cargo-clippy-one-error '^error\[E0308\]|^ --> app/src/lib.rs:2:21' "the one error among hundreds of warnings, and where it is" \
+		cargo clippy --workspace --offline -j 1 --keep-going
+fi
+
+# staticcheck with every check over go-cmp: findings of a few kinds, one
+# compile error.
+if wanted staticcheck-one-error; then
+	[ -x "$work/bin/staticcheck" ] || GOFLAGS= GOBIN="$work/bin" go install honnef.co/go/tools/cmd/staticcheck@v0.6.1 || exit 1
+	gocmp
+	sed -i 's/^func (x StructA) Equal(y StructA) bool     { return true }/func (x StructA) Equal(y StructA) bool     { return ture }/' cmp/internal/teststructs/structs.go
+	record staticcheck-one-error 'undefined: ture' "the compile error among the findings" \
+		"$work/bin/staticcheck" -checks all ./...
+fi
+
 # A passing go test -v over several packages: the per-package summaries
 # sit among thousands of === RUN and --- PASS lines.
 if wanted go-test-v-pass-cmp; then
