@@ -202,21 +202,26 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		if ev.lv != 0 && unit > 0 {
 			sig.Intent = 2 * r.st.Score(ev.lv) / unit
 		}
-		if ev.fam == famNone {
-			// A line the intent names is evidence on its own: with the
-			// details of failures, and the start of what it opens (an
-			// option's description, a definition's body), when it holds
-			// half a word no other line holds; with warnings when it
-			// holds a quarter; not at all when all it holds are words
-			// most lines hold.
-			switch {
-			case sig.Intent >= 1:
-				ev.score, ev.after = scoreDetail, 1
-			case sig.Intent >= 0.5:
-				ev.score = scoreWarn
-			default:
-				continue
+		switch {
+		case ev.fam != famNone:
+			// Evidence the intent names strongly ranks with the details
+			// of failures at least: "ok  pkg" when asked whether pkg
+			// passed.
+			if sig.Intent >= 1 && ev.score < scoreDetail {
+				ev.score = scoreDetail
 			}
+		// A line the intent names is evidence on its own: with the
+		// details of failures, and the start of what it opens (an
+		// option's description, a definition's body), when it holds half
+		// a word no other line holds; with warnings when it holds a
+		// quarter; not at all when all it holds are words most lines
+		// hold.
+		case sig.Intent >= 1:
+			ev.score, ev.after = scoreDetail, 1
+		case sig.Intent >= 0.5:
+			ev.score = scoreWarn
+		default:
+			continue
 		}
 		ev.rank = rank.Score(sig)
 		evs[n] = *ev
