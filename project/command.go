@@ -2,6 +2,7 @@ package project
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -424,6 +425,15 @@ func (p *cmdProjector) moreLine(more map[cmdFamily]int64) string {
 // pickAll chooses the lines of the view, most important first.
 func (p *cmdProjector) pickAll(ctx context.Context) error {
 	evs := p.scan.ev // best first (see cmdRanker)
+	if in := p.in; in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
+		// The run failed: what reports trouble comes first, whatever
+		// else the intent names (a Bash call's description says what the
+		// command does, not what went wrong).
+		evs = slices.Clone(evs)
+		slices.SortStableFunc(evs, func(a, b cmdEvidence) int {
+			return cmp.Compare(b.severe(), a.severe())
+		})
+	}
 
 	// The end of the output: how it ended is there.
 	if err := p.pickTail(int(float64(p.room)*cmdTailMin), prioEnd, true); err != nil {

@@ -50,9 +50,10 @@ type cmdEvidence struct {
 	// headLine and headOff locate the line it belongs under (see
 	// cmdMatch.head); headLine is 0 when none.
 	headLine, headOff int64
-	tmpl              int         // its template, or drain.Other
-	lv                rank.Levels // the intent's words it holds
-	rank              float64     // rank.Score of its signals, once ranked
+	tmpl              int           // its template, or drain.Other
+	lv                rank.Levels   // the intent's words it holds
+	rank              float64       // rank.Score of its signals, once ranked
+	sev               rank.Severity // the severity its class gives, once ranked
 }
 
 // better reports whether a ranks above b: higher rank, then higher class,
@@ -65,6 +66,15 @@ func (a cmdEvidence) better(b cmdEvidence) bool {
 		return a.score > b.score
 	}
 	return a.line < b.line
+}
+
+// severe is 1 for evidence that reports an error (see cmdMatch.signals), 0
+// for the rest.
+func (a cmdEvidence) severe() int {
+	if a.sev == rank.Error {
+		return 1
+	}
+	return 0
 }
 
 // cmdEvidenceHeap is a min-heap of evidence by better: its root is the worst
@@ -195,6 +205,7 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 	for i := range evs {
 		ev := &evs[i]
 		sev, st := cmdMatch{fam: ev.fam, score: ev.score}.signals()
+		ev.sev = sev
 		sig := rank.Signals{Severity: sev, Structure: st, Edge: cmdEdge(ev.line, total)}
 		if ev.tmpl != drain.Other {
 			sig.Count, sig.Total = r.count[ev.tmpl], units
