@@ -46,8 +46,12 @@ func (m cmdMatch) signals() (rank.Severity, rank.Structure) {
 	return rank.Notice, rank.Plain
 }
 
-// Scores rank evidence: what ended the command first, then what explains a
-// failure, then summaries and warnings.
+// The classes of evidence, from what ended the command to summaries of
+// success. A class decides how a line is shown (a crash with its frames
+// first, a failure with its block, a warning with a line of context) and
+// gives the shared ranker its severity and structure (see signals); the
+// order within a class is the ranker's (see command_rank.go), with the
+// class breaking ties.
 const (
 	scoreCrash   = 100 // panic:, Traceback, fatal error:, SIGSEGV
 	scoreCompile = 92  // file:line:col: error

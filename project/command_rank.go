@@ -26,15 +26,17 @@ import (
 //   - position: the first and last lines of the output.
 //
 // State stays bounded: the first few evidence lines of each template (at
-// most cmdMaxTemplates templates), the best evidence the miner could not
-// place once full, and the lines the intent names best.
+// most cmdMaxCand lines of cmdMaxTemplates templates), the best of the
+// evidence the miner could not place once full, and the lines the intent
+// names best.
 
 // Limits of the ranker's state.
 const (
 	cmdMaxTemplates  = 1024    // templates mined; further lines count as others
 	cmdMaxPerTmpl    = 3       // evidence lines kept per template
 	cmdMaxPerSummary = 64      // summary lines kept per template ("ok  pkg", one per package)
-	cmdMaxOther      = 400     // evidence lines kept that fit no template, best first
+	cmdMaxCand       = 4096    // evidence lines kept as the first of their templates
+	cmdMaxOther      = 400     // evidence lines kept that fit no template (or no longer fit in cand), best first
 	cmdMaxIntent     = 128     // lines kept for the intent alone, best first
 	cmdMaxKnown      = 1 << 16 // lines remembered by hash, to skip the miner when one repeats
 )
@@ -153,7 +155,12 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		if m.fam == famSummary {
 			limit = cmdMaxPerSummary
 		}
-		if r.kept[ev.tmpl] < limit {
+		switch {
+		case r.kept[ev.tmpl] >= limit:
+		case len(r.cand) >= cmdMaxCand:
+			r.other.keep(ev, cmdMaxOther)
+			return
+		default:
 			r.kept[ev.tmpl]++
 			r.cand = append(r.cand, ev)
 			return
