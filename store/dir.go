@@ -113,14 +113,19 @@ type DirOptions struct {
 //	                            is later than the "used" field: Open refreshes
 //	                            the use by touching it, which is atomic, cheap
 //	                            and safe across processes.
+//	ROOT/meta/ab/<ref>.tally    counts added since the record was written
+//	                            (Tally: the pages read back of it), which
+//	                            Stat, Open and List add to its Meta.Attrs
 //	ROOT/tmp/put-*              a Put streaming in; flock'ed by its writer
 //	ROOT/tmp/rec-*              a record being written (under the commit lock)
+//	ROOT/tmp/tal-*              a tally being written (likewise)
 //	ROOT/tmp/set-*              a settings file being written (likewise)
 //	ROOT/lock                   commit lock: Put and Open hold it shared while
 //	                            they commit or open; Delete and GC hold it
 //	                            exclusive while they delete, and GC re-checks
 //	                            each record under it, so a result that a Put
 //	                            or an Open just refreshed is never deleted.
+//	ROOT/tally.lock             held by the one process replacing a tally
 //	ROOT/gc.lock                held (LOCK_NB) by the one process collecting
 //	ROOT/gc.stamp               its modification time is when GC last ran
 //	ROOT/settings.json          the lifecycle settings (see DirOptions)
@@ -621,6 +626,12 @@ func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
 // file named like pattern in tmp/, and sets its modification time to mtime
 // unless it is zero.
 func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) error {
+	return d.replace(path, pattern, data, mtime, true)
+}
+
+// replace is replaceFile, and makes nothing durable unless durable is set:
+// for a file whose loss in a crash costs nothing but figures.
+func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, durable bool) error {
 	f, err := os.CreateTemp(d.tmp, pattern)
 	if err != nil {
 		return err
@@ -636,8 +647,10 @@ func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) er
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := d.sync(f); err != nil {
-		return err
+	if durable {
+		if err := d.sync(f); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
@@ -651,6 +664,9 @@ func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) er
 		return err
 	}
 	ok = true
+	if !durable {
+		return nil
+	}
 	return d.syncDir(filepath.Dir(path))
 }
 
@@ -799,7 +815,9 @@ func brokenErr(ref Ref, detail string) error {
 }
 
 // lookup reads and checks everything about ref short of hashing its content.
-// It returns the Info with the effective use time.
+// It returns the Info with the effective use time, and the attributes of the
+// record alone: without the tally (see addTally), so that what a caller
+// writes back to the record does not count the tally twice.
 func (d *Dir) lookup(ref Ref) (Info, error) {
 	rec, mtime, err := d.readRecord(ref)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -865,6 +883,7 @@ func (d *Dir) Stat(ctx context.Context, ref Ref) (Info, error) {
 	if err := checkBlob(ref, info, fi); err != nil {
 		return Info{}, err
 	}
+	d.addTally(ref, &info)
 	return info, nil
 }
 
@@ -923,6 +942,7 @@ func (d *Dir) Open(ctx context.Context, ref Ref) (Object, error) {
 		info.Used = now
 	}
 	lk.Close()
+	d.addTally(ref, &info)
 	return &dirObject{f: f, info: info, cached: -1}, nil
 }
 
@@ -948,6 +968,7 @@ func (d *Dir) List(ctx context.Context) ([]Info, error) {
 		if fi, err := os.Lstat(d.blobPath(ref)); err != nil || checkBlob(ref, info, fi) != nil {
 			return nil
 		}
+		d.addTally(ref, &info)
 		out = append(out, clampUse(info, now))
 		return nil
 	})
@@ -1053,6 +1074,9 @@ func (d *Dir) remove(ref Ref) error {
 		return fmt.Errorf("store: deleting %s: %w", ref, err)
 	}
 	if err := d.syncDir(filepath.Dir(rp)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: deleting %s: %w", ref, err)
+	}
+	if err := os.Remove(d.tallyPath(ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: deleting %s: %w", ref, err)
 	}
 	if err := os.Remove(d.blobPath(ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -7,3 +7,6 @@ func BlobPath(d *Dir, ref Ref) string { return d.blobPath(ref) }
 
 // RecordPath returns the path of the record of ref in d.
 func RecordPath(d *Dir, ref Ref) string { return d.recordPath(ref) }
+
+// TallyPath returns the path of the tally file of ref in d.
+func TallyPath(d *Dir, ref Ref) string { return d.tallyPath(ref) }
