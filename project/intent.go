@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode"
-
-	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // Intent: what a call's arguments say the agent is looking for. A read's
@@ -68,32 +65,4 @@ func IntentOf(raw json.RawMessage) string { return intentOf(raw) }
 // intentOf returns the intent a call's arguments carry, or "".
 func intentOf(raw json.RawMessage) string {
 	return normArgs(raw).str(intentKeys...)
-}
-
-// intentWord is one word of an intent: whole, and its stem (at most its
-// first 4 letters, so that "connections" meets "conn").
-type intentWord struct{ word, stem string }
-
-// intentWords splits an intent into its lower-case words, without stop
-// words (rank.StopWords) and words under 3 letters. Only the command
-// projector's matcher still uses it; every other kind matches through
-// project/rank.
-func intentWords(s string) []intentWord {
-	var out []intentWord
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
-		if len(w) < 3 || rank.StopWords[w] || seen[w] {
-			continue
-		}
-		seen[w] = true
-		stem := w
-		if len(stem) > 4 {
-			stem = stem[:4]
-		}
-		out = append(out, intentWord{w, stem})
-	}
-	if len(out) > 12 {
-		out = out[:12]
-	}
-	return out
 }
