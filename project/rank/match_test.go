@@ -287,7 +287,10 @@ func TestKeyRarity(t *testing.T) {
 	for range 39 {
 		st2.Add(0)
 	}
-	if st.Score(common) >= st2.Score(common) {
-		t.Errorf("a key in every unit scores %v, no less than one in a single unit (%v)", st.Score(common), st2.Score(common))
+	if !common.Key(0) {
+		t.Fatal("the key is not met")
+	}
+	if st.keyScore(common) >= st2.keyScore(common) || st.KeyIDF(0) >= st2.KeyIDF(0) {
+		t.Errorf("a key in every unit weighs %v, no less than one in a single unit (%v)", st.keyScore(common), st2.keyScore(common))
 	}
 }
