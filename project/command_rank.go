@@ -246,15 +246,7 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		n++
 	}
 	evs = evs[:n]
-	slices.SortFunc(evs, func(a, b cmdEvidence) int {
-		switch {
-		case a.better(b):
-			return -1
-		case b.better(a):
-			return 1
-		}
-		return 0
-	})
+	rank.SortBest(evs, cmdEvidence.better)
 	// The best few of each template (the first few, and those the intent
 	// names): the same line a hundred times is one piece of evidence.
 	per := map[int]int{}

@@ -350,31 +350,15 @@ func (d *document) fill(ctx context.Context, l layout, gaps int, share float64, 
 	for _, p := range l.prelude {
 		base -= e.cost(p)
 	}
-	outRoom := int(float64(base) * share)
-	for pass := 0; ; pass++ {
-		xs, err := excerpts(base - outRoom)
-		if err != nil {
-			return Output{}, err
-		}
-		if err := ctx.Err(); err != nil {
-			return Output{}, err
-		}
-		lines, cost, err := d.outline(shownLines(xs), outRoom)
-		if err != nil {
-			return Output{}, err
-		}
-		if pass == 0 && outRoom-cost > base/10 {
-			outRoom = cost
-			continue
-		}
-		l.excerpts = xs
-		l.prelude = append(l.prelude, lines...)
-		text, next, err := e.fit(l)
-		if err != nil {
-			return Output{}, err
-		}
-		return Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}, nil
+	l, err := e.beside(ctx, l, base, int(float64(base)*share), excerpts, d.outline)
+	if err != nil {
+		return Output{}, err
 	}
+	text, next, err := e.fit(l)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}, nil
 }
 
 // outline renders the headings the shown lines leave out, the higher

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -513,4 +514,37 @@ func trimLargest(xs []excerpt, size int64) bool {
 		x.cutStart = false
 	}
 	return true
+}
+
+// beside lays out excerpts beside a list of what they leave out (an outline
+// of definitions or headings): the list first gets outRoom of the base
+// room, and what it leaves unused goes back to the excerpts, once, so that
+// the list of the smaller gaps then fits in what it used. excerpts cuts the
+// excerpts within a room; list renders the list for the lines they show,
+// within a room, and its cost.
+func (e *excerptor) beside(ctx context.Context, l layout, base, outRoom int, excerpts func(room int) ([]excerpt, error),
+	list func(shown lineSpans, room int) ([]string, int, error)) (layout, error) {
+	for pass := 0; ; pass++ {
+		xs, err := excerpts(base - outRoom)
+		if err != nil {
+			return layout{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return layout{}, err
+		}
+		var lines []string
+		cost := 0
+		if outRoom > 0 {
+			if lines, cost, err = list(shownLines(xs), outRoom); err != nil {
+				return layout{}, err
+			}
+		}
+		if pass == 0 && outRoom-cost > base/10 {
+			outRoom = cost
+			continue
+		}
+		l.excerpts = xs
+		l.prelude = append(l.prelude, lines...)
+		return l, nil
+	}
 }

@@ -207,30 +207,11 @@ func (v *fileView) plan(ctx context.Context, f *focusPlan, withExtras bool) (lay
 			share = fileFocusOutlineShare
 		}
 	}
-	outRoom := int(float64(base) * share)
-	for pass := 0; ; pass++ {
-		xs, err := v.excerpts(f, base-outRoom)
-		if err != nil {
-			return layout{}, err
-		}
-		var lines []string
-		cost := 0
-		if outRoom > 0 {
-			lines, cost, err = e.outlineFor(ctx, v.defs, shownLines(xs), outRoom, f.boost())
-			if err != nil {
-				return layout{}, err
-			}
-		}
-		if pass == 0 && outRoom-cost > base/10 {
-			// Give what the outline did not need to the excerpts; the
-			// outline of the smaller gaps then fits in what it used.
-			outRoom = cost
-			continue
-		}
-		l.excerpts = xs
-		l.prelude = append(l.prelude, lines...)
-		return l, nil
-	}
+	return e.beside(ctx, l, base, int(float64(base)*share),
+		func(room int) ([]excerpt, error) { return v.excerpts(f, room) },
+		func(shown lineSpans, room int) ([]string, int, error) {
+			return e.outlineFor(ctx, v.defs, shown, room, f.boost())
+		})
 }
 
 // excerpts cuts the excerpts of the view within room tokens: the head and

@@ -341,15 +341,7 @@ func (is *intentState) trim() {
 	for _, h := range is.pool {
 		h.score = is.score(h.lv, h.own, h.count)
 	}
-	slices.SortStableFunc(is.pool, func(a, b *jsonHit) int {
-		switch {
-		case a.better(b):
-			return -1
-		case b.better(a):
-			return 1
-		}
-		return 0
-	})
+	rank.SortBest(is.pool, (*jsonHit).better)
 	if len(is.pool) > hitPool {
 		clear(is.pool[hitPool:])
 		is.pool = is.pool[:hitPool]

@@ -294,3 +294,15 @@ func TestKeyRarity(t *testing.T) {
 		t.Errorf("a key in every unit weighs %v, no less than one in a single unit (%v)", st.keyScore(common), st2.keyScore(common))
 	}
 }
+
+func TestSortBest(t *testing.T) {
+	type u struct{ score, id int }
+	us := []u{{1, 0}, {3, 1}, {1, 2}, {2, 3}, {3, 4}}
+	SortBest(us, func(a, b u) bool { return a.score > b.score })
+	want := []u{{3, 1}, {3, 4}, {2, 3}, {1, 0}, {1, 2}}
+	for i := range want {
+		if us[i] != want[i] {
+			t.Fatalf("SortBest = %v, want %v (ties in their order)", us, want)
+		}
+	}
+}
