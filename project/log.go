@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,6 +105,13 @@ func detectLog(doc *lines.Doc) (logFormat, bool, error) {
 		}
 		sample = append(sample, tl...)
 	}
+	f, ok := logFormatOf(sample)
+	return f, ok, nil
+}
+
+// logFormatOf tells from lines of a text's two ends whether it is a log,
+// and what kind of log.
+func logFormatOf(sample [][]byte) (logFormat, bool) {
 	var n, records, levels, either int
 	for _, l := range sample {
 		l = bytes.TrimRight(l, "\r")
@@ -123,9 +131,9 @@ func detectLog(doc *lines.Doc) (logFormat, bool, error) {
 		}
 	}
 	if n < 3 || either*2 < n {
-		return logFormat{}, false, nil
+		return logFormat{}, false
 	}
-	return logFormat{timestamped: records*2 >= n, keywords: levels*10 < n}, true, nil
+	return logFormat{timestamped: records*2 >= n, keywords: levels*10 < n}, true
 }
 
 // logOcc is one line of a log: its number and offset, and those of the
@@ -256,16 +264,20 @@ func logPlan(size int64) (spans []logSpan, sampled bool) {
 // scanLog reads the log (or a sample of it), mining templates and counting
 // levels.
 func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logScan, error) {
-	s := &logScan{f: f, miner: drain.New(drain.Options{}), groups: newLogGroups(), intent: newLogIntent(intentOf(in.Args))}
 	size := doc.Size()
+	// A prescan may have scanned the first lines already, while the log
+	// was being stored: the scan carries on from where it stopped.
+	s, done := in.Prescan.take(ctx, f, size)
+	if s == nil {
+		s, done = newLogScan(f, in.Args), 0
+	}
 	spans, sampled := logPlan(size)
 	s.sampled = sampled
 	if sampled {
 		s.windows = len(spans) - 2
 	}
 	buf := make([]byte, logBlock)
-	var done int64 // where the previous span's last line ended
-	for _, sp := range spans {
+	for k, sp := range spans {
 		from := max(sp.from, done)
 		if from >= sp.to || from >= size {
 			continue
@@ -295,7 +307,11 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 		if err != nil {
 			return nil, err
 		}
-		s.haveRecord = false
+		if k > 0 || done == 0 {
+			// Records do not span windows; the first span goes on with
+			// the record a prescan saw last.
+			s.haveRecord = false
+		}
 		end, err := s.window(ctx, in.Source, size, from, sp.to, num, buf)
 		if err != nil {
 			return nil, err
@@ -304,6 +320,11 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 		done = end
 	}
 	return s, nil
+}
+
+// newLogScan returns the state of a scan that has read nothing yet.
+func newLogScan(f logFormat, args json.RawMessage) *logScan {
+	return &logScan{f: f, miner: drain.New(drain.Options{}), groups: newLogGroups(), intent: newLogIntent(intentOf(args))}
 }
 
 // window scans the lines that start in [from, to), from (a line start)
