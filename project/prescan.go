@@ -8,24 +8,26 @@ import (
 	"sync/atomic"
 )
 
-// A Prescan does the first part of a log's projection while the result is
-// still streaming in: it mines the templates of the lines at the head of
-// the log, which every view of a log reads in order from the start (a log up
-// to logSample.ends bytes is read whole, a larger one begins its sample
-// there), on a goroutine of its own, so that mining runs on one core while
-// the store writes and hashes on another.
+// A Prescan does the first part of a projection while the result is still
+// streaming in, on a goroutine of its own, so that it runs on one core while
+// the store writes and hashes on another: the part that reads the result in
+// order from its start. For a log that is the template mining of its head
+// (a log up to logSample.ends bytes is read whole, a larger one begins its
+// sample there); for a command's output, the scan of all of it when it is
+// short enough to be scanned whole.
 //
 // The view never depends on how far a prescan got or on how its bytes were
 // cut: the projector takes over the scan's state where the prescan stopped,
 // at a line start, and goes on as its own scan would have. A prescan that
-// guessed wrong — it tells the log's format from the head alone, the
-// projector from the head and the tail — is not used. Memory stays at a few
-// blocks of 256 KiB: Write waits while the goroutine is that far behind.
+// guessed wrong — it tells a log's format from the head alone, the
+// projector from the head and the tail — or that saw other bytes than the
+// store kept is not used. Memory stays at a few blocks of 256 KiB: Write
+// waits while the goroutine is that far behind.
 //
 // Create one with [NewPrescan], give it the result's bytes in order with
 // Write, call Close once they have ended (or storing failed), and hand it
-// to the projector as Input.Prescan. It is safe for one writer and one
-// projector to use at once.
+// to the projector as Input.Prescan. One writer and one projector may use
+// it at once.
 type Prescan struct {
 	args    json.RawMessage
 	blocks  chan []byte
@@ -35,11 +37,15 @@ type Prescan struct {
 	closeMu sync.Mutex
 	closed  bool
 
-	// Set by the goroutine, read once done is closed.
+	// Set by the goroutine, read once done is closed: for a text, the
+	// scan of its head when it is a log; for a command's output, the scan
+	// of all of it when it is short enough to be scanned whole.
 	isLog bool
 	f     logFormat
 	s     *logScan
-	at    int64 // the line start the scan stopped at: it has read [0, at)
+	at    int64 // the line start the log scan stopped at: it has read [0, at)
+	cmd   *cmdScan
+	seen  int64 // the bytes the command scan was given
 	taken atomic.Bool
 }
 
@@ -52,16 +58,76 @@ const (
 
 // NewPrescan returns a prescan for a result of this kind and call, or nil
 // when its projection has nothing to do while the result streams in: only
-// text may be a log, and a call with an intent has its lines matched
-// against it, which the projector does alone. A nil *Prescan is valid and
-// does nothing.
+// text may be a log (and a log's lines are matched against a call's intent
+// by the projector alone), and a command's output is scanned in order from
+// its start. A nil *Prescan is valid and does nothing.
 func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
-	if kind != KindText || newLogIntent(intentOf(args)) != nil {
+	var run func(*Prescan)
+	switch {
+	case kind == KindText && newLogIntent(intentOf(args)) == nil:
+		run = (*Prescan).runLog
+	case kind == KindCommand:
+		run = (*Prescan).runCommand
+	default:
 		return nil
 	}
 	p := &Prescan{args: args, blocks: make(chan []byte, prescanQueue), free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
-	go p.run()
+	go func() {
+		defer close(p.done)
+		run(p)
+	}()
 	return p
+}
+
+// stop tells Write that no more bytes are wanted, and takes what it sends
+// until Close.
+func (p *Prescan) stop() {
+	p.stopped.Store(true)
+	for b := range p.blocks {
+		p.recycle(b)
+	}
+}
+
+// runCommand scans a command's output as it arrives, as cmdScanSource
+// would, as long as it is short enough to be scanned whole (see cmdPlan).
+func (p *Prescan) runCommand() {
+	s := newCmdScan(intentOf(p.args))
+	for b := range p.blocks {
+		p.seen += int64(len(b))
+		if p.seen > cmdSample.full {
+			p.recycle(b)
+			p.stop() // it will be sampled: the projector reads the sample
+			return
+		}
+		s.Write(b)
+		p.recycle(b)
+	}
+	p.cmd = s
+}
+
+// takeCommand returns the scan of a command's whole output of size bytes,
+// not yet finished, when the prescan made it; nil otherwise. It hands it
+// over once.
+func (p *Prescan) takeCommand(ctx context.Context, size int64) *cmdScan {
+	if !p.wait(ctx) || p.cmd == nil || p.seen != size || !p.taken.CompareAndSwap(false, true) {
+		return nil
+	}
+	return p.cmd
+}
+
+// wait closes the prescan and waits for its goroutine to end; it reports
+// false for a nil prescan or when ctx ends first.
+func (p *Prescan) wait(ctx context.Context) bool {
+	if p == nil {
+		return false
+	}
+	p.Close()
+	select {
+	case <-p.done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Write gives the prescan the next bytes of the result. It copies them and
@@ -113,9 +179,8 @@ func (p *Prescan) Close() {
 	}
 }
 
-// run scans the head of the log as its bytes arrive.
-func (p *Prescan) run() {
-	defer close(p.done)
+// runLog scans the head of a log as its bytes arrive.
+func (p *Prescan) runLog() {
 	var (
 		head    []byte // the first logSniff bytes, to tell the format from
 		line    []byte // the line being assembled: its first logLineCap bytes
@@ -124,12 +189,6 @@ func (p *Prescan) run() {
 		num     int64  = 1
 		started bool
 	)
-	stop := func() {
-		p.stopped.Store(true)
-		for b := range p.blocks { // let Write go on
-			p.recycle(b)
-		}
-	}
 	// add takes the complete line that starts at lineOff, and reports
 	// whether the scan goes on.
 	add := func(l []byte, next int64) bool {
@@ -190,7 +249,7 @@ func (p *Prescan) run() {
 		}
 		p.recycle(b)
 		if !ok {
-			stop()
+			p.stop()
 			return
 		}
 	}
@@ -208,16 +267,7 @@ func (p *Prescan) run() {
 // stopped at, once it has stopped, when it read the head of this log (of
 // size bytes, in format f); nil otherwise. It hands over its state once.
 func (p *Prescan) take(ctx context.Context, f logFormat, size int64) (*logScan, int64) {
-	if p == nil {
-		return nil, 0
-	}
-	p.Close()
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-		return nil, 0
-	}
-	if !p.isLog || p.s == nil || p.f != f || p.at > size || !p.taken.CompareAndSwap(false, true) {
+	if !p.wait(ctx) || !p.isLog || p.s == nil || p.f != f || p.at > size || !p.taken.CompareAndSwap(false, true) {
 		return nil, 0
 	}
 	p.s.bytes = p.at // the bytes it scanned, as a scan counts them

@@ -14,9 +14,16 @@ import (
 // returns the view and the prescan.
 func prescanned(t *testing.T, b []byte, seed uint64) (Output, *Prescan) {
 	t.Helper()
-	p := NewPrescan(KindText, nil)
+	return prescannedAs(t, KindText, testInput(t, b, 2000), b, seed)
+}
+
+// prescannedAs projects in, a result of this kind holding b, after a
+// prescan read b in pieces of random sizes (from seed).
+func prescannedAs(t *testing.T, kind Kind, in *Input, b []byte, seed uint64) (Output, *Prescan) {
+	t.Helper()
+	p := NewPrescan(kind, in.Args)
 	if p == nil {
-		t.Fatal("no prescan for a text result")
+		t.Fatalf("no prescan for a %s result", kind)
 	}
 	rng := rand.New(rand.NewPCG(seed, seed))
 	for rest := b; len(rest) > 0; {
@@ -30,12 +37,12 @@ func prescanned(t *testing.T, b []byte, seed uint64) (Output, *Prescan) {
 		rest = rest[n:]
 	}
 	p.Close()
-	in := testInput(t, b, 2000)
 	in.Prescan = p
-	out, err := Project(context.Background(), KindText, in)
+	out, err := Project(context.Background(), kind, in)
 	if err != nil {
 		t.Fatal(err)
 	}
+	<-p.done // a projector that did not use it need not have waited
 	return out, p
 }
 
@@ -89,7 +96,7 @@ func TestPrescanSameView(t *testing.T) {
 // TestPrescanNotALog checks that a prescan of a text that is no log (a
 // real source file) gives way to the text projector, with the same view.
 func TestPrescanNotALog(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("log_prescan.go"))
+	b, err := os.ReadFile(filepath.Join("prescan.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,5 +193,43 @@ func TestPrescanStopsInARecord(t *testing.T) {
 				t.Errorf("the prescan stopped at byte %d, want %d", p.at, cut)
 			}
 		}
+	}
+}
+
+// TestPrescanCommandSameView checks that a command's view is the same
+// whether its output was scanned by a prescan while it streamed in or by the
+// projector, for real outputs scanned whole, and that an output too long to
+// be scanned whole is left to the projector's sample.
+func TestPrescanCommandSameView(t *testing.T) {
+	saved := cmdSample
+	defer func() { cmdSample = saved }()
+	for _, f := range commandFixtures(t) {
+		want, err := Project(context.Background(), KindCommand, f.input(t, 2000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(3) {
+			got, p := prescannedAs(t, KindCommand, f.input(t, 2000), f.output, seed)
+			if got.Text != want.Text {
+				t.Fatalf("%s, seed %d: the view differs with a prescan:\n%s\n--- without:\n%s", f.name, seed, got.Text, want.Text)
+			}
+			if !p.taken.Load() {
+				t.Errorf("%s: the prescan was not used", f.name)
+			}
+		}
+	}
+	// Sampled: the prescan gives up, the view is the sample's.
+	f := commandFixtures(t)[0]
+	cmdSample.full, cmdSample.head, cmdSample.tail, cmdSample.window, cmdSample.windows = int64(len(f.output))/2, 4<<10, 4<<10, 1<<10, 2
+	want, err := Project(context.Background(), KindCommand, f.input(t, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, p := prescannedAs(t, KindCommand, f.input(t, 2000), f.output, 7)
+	if got.Text != want.Text {
+		t.Fatalf("sampled: the view differs with a prescan:\n%s\n--- without:\n%s", got.Text, want.Text)
+	}
+	if p.taken.Load() || p.cmd != nil {
+		t.Error("the prescan of an output longer than a whole scan reads was used")
 	}
 }
