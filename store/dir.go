@@ -160,6 +160,8 @@ type Dir struct {
 
 	bufs sync.Pool // *[]byte of ChunkSize, used by Put
 
+	syncs atomic.Int64 // fsyncs made, of files and of directories (for tests)
+
 	closed atomic.Bool
 	mu     sync.Mutex    // guards gcDone and the closing handshake
 	gcDone chan struct{} // closed when the background collection ends; nil if none
@@ -513,7 +515,7 @@ func (d *Dir) commit(tmpName string, info *Info, now time.Time) (int64, error) {
 			info.Created = old.Created
 		}
 	}
-	if err := d.writeRecord(ref, *info, now); err != nil {
+	if err := d.writeRecord(ref, *info, now, renameDurable); err != nil {
 		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
 	return added, nil
@@ -604,9 +606,18 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 	return in, nil
 }
 
-// writeRecord durably replaces the record of ref, with used as its
-// modification time.
-func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
+// How a file is replaced: whether the rename must be durable before the
+// call returns, or a crash may leave the file as it was (its new content is
+// durable either way, so a crash never leaves it torn).
+const (
+	renameDurable   = true
+	renameMayRevert = false
+)
+
+// writeRecord replaces the record of ref, with used as its modification
+// time; durable says whether the replacement must survive a crash (see
+// renameDurable).
+func (d *Dir) writeRecord(ref Ref, info Info, used time.Time, durable bool) error {
 	data, err := json.Marshal(record{V: recordVersion, Info: info})
 	if err != nil {
 		return err
@@ -614,13 +625,15 @@ func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
 	if len(data) > maxRecordSize {
 		return fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
 	}
-	return d.replaceFile(d.recordPath(ref), "rec-*", data, used)
+	return d.replaceFile(d.recordPath(ref), "rec-*", data, used, durable)
 }
 
-// replaceFile durably replaces the file at path with data, through a temp
-// file named like pattern in tmp/, and sets its modification time to mtime
-// unless it is zero.
-func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) error {
+// replaceFile replaces the file at path with data, through a temp file named
+// like pattern in tmp/ whose content is made durable first, and sets its
+// modification time to mtime unless it is zero. With durable, the rename is
+// made durable too (an fsync of the directory); without, a crash may leave
+// the old file in place.
+func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time, durable bool) error {
 	f, err := os.CreateTemp(d.tmp, pattern)
 	if err != nil {
 		return err
@@ -651,6 +664,9 @@ func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) er
 		return err
 	}
 	ok = true
+	if !durable {
+		return nil
+	}
 	return d.syncDir(filepath.Dir(path))
 }
 
@@ -659,6 +675,7 @@ func (d *Dir) sync(f *os.File) error {
 	if d.noSync {
 		return nil
 	}
+	d.syncs.Add(1)
 	return f.Sync()
 }
 
@@ -668,6 +685,7 @@ func (d *Dir) syncDir(dir string) error {
 	if d.noSync {
 		return nil
 	}
+	d.syncs.Add(1)
 	f, err := os.Open(dir)
 	if err != nil {
 		return err
