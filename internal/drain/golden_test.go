@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,47 @@ func TestGoldenTemplates(t *testing.T) {
 			}
 		}
 		t.Fatalf("templates differ from %s: %d lines, want %d", golden, len(gl), len(wl))
+	}
+}
+
+// TestBatchSameClusters checks that lines split in batches, of any size,
+// and then added join the same clusters as the same lines added one by one,
+// with the default options and with options that fill the miner and cut
+// lines short.
+func TestBatchSameClusters(t *testing.T) {
+	lines := fixtureLines(t, 1<<30)
+	for _, opts := range []Options{{}, {MaxClusters: 40, MaxTokens: 6}} {
+		one := New(opts)
+		for i, l := range lines {
+			s, e, ok := Timestamp(l)
+			if !ok {
+				e = 0
+			}
+			one.AddStamped(uint8(i%3), l, s, e, int64(i))
+		}
+		batched := New(opts)
+		b := NewBatch(opts)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := 0; i < len(lines); {
+			n := min(len(lines)-i, 1+rng.IntN(500))
+			b.Reset()
+			for _, l := range lines[i : i+n] {
+				s, e, ok := Timestamp(l)
+				if !ok {
+					e = 0
+				}
+				b.AddStamped(l, s, e)
+			}
+			if b.Len() != n {
+				t.Fatalf("a batch of %d lines has %d", n, b.Len())
+			}
+			for k := range n {
+				batched.AddBatched(uint8((i+k)%3), b, k, int64(i+k))
+			}
+			i += n
+		}
+		if a, b := fmt.Sprint(one.Clusters(), one.OtherTotal()), fmt.Sprint(batched.Clusters(), batched.OtherTotal()); a != b {
+			t.Errorf("options %+v: batched lines give other clusters", opts)
+		}
 	}
 }

@@ -25,6 +25,10 @@ type tokenizer struct {
 	toks []token
 	buf  []byte
 	max  int
+	// keep makes it keep the tokens of the lines before (for a Batch):
+	// those of the line being split start at first.
+	keep  bool
+	first int
 }
 
 // tokenize splits line into tokens: the timestamp that opens it becomes one
@@ -42,11 +46,15 @@ func (t *tokenizer) tokenize(line []byte) []token {
 // tokenizeStamped is tokenize for a line whose timestamp is known to span
 // [s, e); e is 0 when the line has none.
 func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
-	t.toks = t.toks[:0]
-	if cap(t.buf) < 2*len(line)+16 {
-		t.buf = make([]byte, 0, max(256, 2*len(line)+16))
+	if t.keep {
+		t.first = len(t.toks)
+	} else {
+		t.toks, t.first = t.toks[:0], 0
+		if cap(t.buf) < 2*len(line)+16 {
+			t.buf = make([]byte, 0, max(256, 2*len(line)+16))
+		}
+		t.buf = t.buf[:0]
 	}
-	t.buf = t.buf[:0]
 	if j := jsonStart(line); j >= 0 {
 		t.json(line[j:])
 	} else if e > 0 {
@@ -71,11 +79,11 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 	} else {
 		t.words(line)
 	}
-	if len(t.toks) > t.max {
-		t.toks = t.toks[:t.max-1]
+	if len(t.toks)-t.first > t.max {
+		t.toks = t.toks[:t.first+t.max-1]
 		t.toks = append(t.toks, token{text: []byte(Ellipsis), masked: true})
 	}
-	return t.toks
+	return t.toks[t.first:]
 }
 
 // jsonStart returns where a JSON object starts if rest is one (after white
@@ -95,7 +103,7 @@ func jsonStart(rest []byte) int {
 	return -1
 }
 
-func (t *tokenizer) full() bool { return len(t.toks) > t.max }
+func (t *tokenizer) full() bool { return len(t.toks)-t.first > t.max }
 
 // add appends a token, copying its text into the buffer.
 func (t *tokenizer) add(text []byte, masked bool) {
