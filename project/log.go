@@ -238,6 +238,7 @@ type logScan struct {
 
 	lines, bytes int64 // scanned
 	sampled      bool
+	pipe         *logPipe // while lines go through one (see startPipe)
 	windows      int // windows read besides the two ends, when sampled
 	lastRecord   logOcc
 	haveRecord   bool
@@ -276,6 +277,14 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 	if sampled {
 		s.windows = len(spans) - 2
 	}
+	var planned int64
+	for _, sp := range spans {
+		planned += max(0, min(sp.to, size)-max(sp.from, done))
+	}
+	if planned >= logPipeMin {
+		s.startPipe()
+		defer s.stopPipe()
+	}
 	buf := make([]byte, logBlock)
 	for k, sp := range spans {
 		from := max(sp.from, done)
@@ -310,7 +319,7 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 		if k > 0 || done == 0 {
 			// Records do not span windows; the first span goes on with
 			// the record a prescan saw last.
-			s.haveRecord = false
+			s.endRecord()
 		}
 		end, err := s.window(ctx, in.Source, size, from, sp.to, num, buf)
 		if err != nil {
@@ -319,6 +328,7 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 		s.bytes += end - from
 		done = end
 	}
+	s.stopPipe()
 	return s, nil
 }
 
@@ -404,9 +414,18 @@ func skipLine(src io.ReaderAt, buf []byte, pos, size int64) (int64, error) {
 
 // add takes one line (its first logLineCap bytes, without the newline).
 func (s *logScan) add(line []byte, off, num int64) {
-	s.lines++
+	if s.pipe != nil {
+		s.pipe.add(line, off, num)
+		return
+	}
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	ll := classifyLogLine(line, s.f.keywords)
+	s.addClassified(line, classifyLogLine(line, s.f.keywords), off, num, nil, 0)
+}
+
+// addClassified takes one line, classified as ll: split by the miner, or,
+// when b is not nil, split already as line i of b.
+func (s *logScan) addClassified(line []byte, ll logLine, off, num int64, b *drain.Batch, i int) {
+	s.lines++
 	occ := logOcc{line: num, off: off, recLine: num, recOff: off}
 	if ll.record {
 		s.lastRecord, s.haveRecord = occ, true
@@ -422,7 +441,12 @@ func (s *logScan) add(line []byte, off, num int64) {
 	if s.intent != nil {
 		mask = s.intent.match(line)
 	}
-	id := s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
+	var id int
+	if b != nil {
+		id = s.miner.AddBatched(s.groups.of(ll.hit), b, i, num)
+	} else {
+		id = s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
+	}
 	if mask != 0 {
 		s.intent.add(mask, id, occ)
 	}

@@ -181,6 +181,11 @@ func (p *Prescan) Close() {
 
 // runLog scans the head of a log as its bytes arrive.
 func (p *Prescan) runLog() {
+	defer func() {
+		if p.s != nil {
+			p.s.stopPipe()
+		}
+	}()
 	var (
 		head    []byte // the first logSniff bytes, to tell the format from
 		line    []byte // the line being assembled: its first logLineCap bytes
@@ -234,6 +239,7 @@ func (p *Prescan) runLog() {
 			return false
 		}
 		p.s = newLogScan(p.f, p.args)
+		p.s.startPipe()
 		return feed(head)
 	}
 	for b := range p.blocks {
