@@ -239,7 +239,7 @@ type logScan struct {
 	lines, bytes int64 // scanned
 	sampled      bool
 	pipe         *logPipe // while lines go through one (see startPipe)
-	windows      int // windows read besides the two ends, when sampled
+	windows      int      // windows read besides the two ends, when sampled
 	lastRecord   logOcc
 	haveRecord   bool
 }
