@@ -46,7 +46,7 @@ type logBatchLine struct {
 const (
 	logBatchLines = 2048
 	logBatchBytes = 256 << 10
-	logPipeDepth  = 6
+	logPipeDepth  = 4
 )
 
 // logPipeMin is the least a scan reads for its lines to go through a pipe:
@@ -102,6 +102,10 @@ func (s *logScan) stopPipe() {
 	if p.resetNext {
 		s.haveRecord = false
 	}
+	for range p.made - 1 { // all but the one being filled, which is empty
+		logBatches.Put(<-p.free)
+	}
+	logBatches.Put(p.cur)
 	s.pipe = nil
 }
 
@@ -125,10 +129,16 @@ func (p *logPipe) batch() *logBatch {
 	}
 	if p.made < logPipeDepth+2 {
 		p.made++
-		return &logBatch{toks: drain.NewBatch(drain.Options{})}
+		return logBatches.Get().(*logBatch)
 	}
 	return <-p.free
 }
+
+// logBatches keeps the batches of pipes that ended, for the next pipe.
+var logBatches = sync.Pool{New: func() any {
+	return &logBatch{text: make([]byte, 0, logBatchBytes+logLineCap), lines: make([]logBatchLine, 0, logBatchLines),
+		toks: drain.NewBatch(drain.Options{})}
+}}
 
 // add queues one line.
 func (p *logPipe) add(line []byte, off, num int64) {
