@@ -42,10 +42,10 @@ type logBatchLine struct {
 }
 
 // Bounds of a pipe: the lines and bytes of a batch, and the batches in
-// flight (their memory is about a megabyte each).
+// flight (their memory is about a megabyte each, tokens included).
 const (
-	logBatchLines = 2048
-	logBatchBytes = 256 << 10
+	logBatchLines = 1024
+	logBatchBytes = 128 << 10
 	logPipeDepth  = 4
 )
 
