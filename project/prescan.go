@@ -21,8 +21,8 @@ import (
 // at a line start, and goes on as its own scan would have. A prescan that
 // guessed wrong — it tells a log's format from the head alone, the
 // projector from the head and the tail — or that saw other bytes than the
-// store kept is not used. Memory stays at a few blocks of 256 KiB: Write
-// waits while the goroutine is that far behind.
+// store kept is not used. Memory stays at prescanQueue blocks of 256 KiB:
+// Write waits while the goroutine is that far behind.
 //
 // Create one with [NewPrescan], give it the result's bytes in order with
 // Write, call Close once they have ended (or storing failed), and hand it
@@ -50,10 +50,12 @@ type Prescan struct {
 }
 
 // prescanBlock is the size of the copies a Prescan keeps of what it is
-// given, and prescanQueue how many may wait for the goroutine.
+// given, and prescanQueue how many may wait for the goroutine: as many as
+// hold a log's head (logSample.ends), so that storing need not wait for the
+// mining of what it has already written.
 const (
 	prescanBlock = 256 << 10
-	prescanQueue = 4
+	prescanQueue = 32
 )
 
 // NewPrescan returns a prescan for a result of this kind and call, or nil
@@ -131,7 +133,7 @@ func (p *Prescan) wait(ctx context.Context) bool {
 }
 
 // Write gives the prescan the next bytes of the result. It copies them and
-// returns at once, unless the goroutine is more than a few blocks behind; it
+// returns at once, unless the goroutine is prescanQueue blocks behind; it
 // never fails.
 func (p *Prescan) Write(b []byte) (int, error) {
 	if p == nil {
@@ -151,7 +153,7 @@ func (p *Prescan) Write(b []byte) (int, error) {
 		buf = append(buf[:0], b[:k]...)
 		b = b[k:]
 		// The goroutine always takes what is sent, scanning or not, so
-		// this waits at most for it to scan a few blocks.
+		// this waits at most for it to scan a block.
 		p.blocks <- buf
 	}
 	return n, nil
