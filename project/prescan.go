@@ -21,8 +21,10 @@ import (
 // at a line start, and goes on as its own scan would have. A prescan that
 // guessed wrong — it tells a log's format from the head alone, the
 // projector from the head and the tail — or that saw other bytes than the
-// store kept is not used. Memory stays at prescanQueue blocks of 256 KiB:
-// Write waits while the goroutine is that far behind.
+// store kept is not used. It is given only what it can use (a log's head and
+// a little more; a command's output up to what is scanned whole), so it never
+// holds storing up past that, and memory stays at prescanQueue blocks of 256
+// KiB: Write waits while the goroutine is that far behind.
 //
 // Create one with [NewPrescan], give it the result's bytes in order with
 // Write, call Close once they have ended (or storing failed), and hand it
@@ -33,6 +35,9 @@ type Prescan struct {
 	blocks  chan []byte
 	free    chan []byte
 	stopped atomic.Bool   // the goroutine wants no more bytes
+	limit   int64         // the most bytes it can use
+	sent    int64         // the bytes Write sent it
+	cut     atomic.Bool   // the result went on past limit
 	done    chan struct{} // closed when the goroutine has ended
 	closeMu sync.Mutex
 	closed  bool
@@ -65,15 +70,18 @@ const (
 // its start. A nil *Prescan is valid and does nothing.
 func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 	var run func(*Prescan)
+	var limit int64
 	switch {
 	case kind == KindText && newLogIntent(intentOf(args)) == nil:
-		run = (*Prescan).runLog
+		// The head, and the end of the line that straddles its end, if
+		// it is not too long.
+		run, limit = (*Prescan).runLog, logSample.ends+logSniff
 	case kind == KindCommand:
-		run = (*Prescan).runCommand
+		run, limit = (*Prescan).runCommand, cmdSample.full
 	default:
 		return nil
 	}
-	p := &Prescan{args: args, blocks: make(chan []byte, prescanQueue), free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
+	p := &Prescan{args: args, limit: limit, blocks: make(chan []byte, prescanQueue), free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		run(p)
@@ -96,15 +104,12 @@ func (p *Prescan) runCommand() {
 	s := newCmdScan(intentOf(p.args))
 	for b := range p.blocks {
 		p.seen += int64(len(b))
-		if p.seen > cmdSample.full {
-			p.recycle(b)
-			p.stop() // it will be sampled: the projector reads the sample
-			return
-		}
 		s.Write(b)
 		p.recycle(b)
 	}
-	p.cmd = s
+	if !p.cut.Load() { // else it is sampled: the projector reads the sample
+		p.cmd = s
+	}
 }
 
 // takeCommand returns the scan of a command's whole output of size bytes,
@@ -142,7 +147,16 @@ func (p *Prescan) Write(b []byte) (int, error) {
 	n := len(b)
 	p.closeMu.Lock()
 	defer p.closeMu.Unlock()
-	for len(b) > 0 && !p.stopped.Load() && !p.closed {
+	if p.closed || p.stopped.Load() {
+		return n, nil
+	}
+	if rest := p.limit - p.sent; int64(len(b)) > rest {
+		// Past what it can use: the goroutine must not hold storing up.
+		b = b[:max(0, rest)]
+		p.cut.Store(true)
+	}
+	p.sent += int64(len(b))
+	for len(b) > 0 && !p.stopped.Load() {
 		var buf []byte
 		select {
 		case buf = <-p.free:
@@ -261,11 +275,12 @@ func (p *Prescan) runLog() {
 			return
 		}
 	}
-	// The result has ended.
-	if !started && !start(true) {
+	// The result has ended, or what the prescan can use of it.
+	cut := p.cut.Load()
+	if !started && !start(!cut) {
 		return
 	}
-	if pos > lineOff {
+	if pos > lineOff && !cut {
 		// The last line, without a newline.
 		add(line, pos)
 	}

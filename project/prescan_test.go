@@ -233,3 +233,31 @@ func TestPrescanCommandSameView(t *testing.T) {
 		t.Error("the prescan of an output longer than a whole scan reads was used")
 	}
 }
+
+// TestPrescanLongLineAtTheHeadsEnd puts a line longer than the prescan
+// reads past the head's end (real lines of a log joined into one) where
+// the head ends: the prescan stops at that line's start, which the
+// projector reads, and the view is the same as without a prescan.
+func TestPrescanLongLineAtTheHeadsEnd(t *testing.T) {
+	saved := logSample
+	defer func() { logSample = saved }()
+	b, err := os.ReadFile(filepath.Join("testdata", "log-traceback", "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.IndexByte(b[100<<10:], '\n') + 100<<10 + 1
+	long := bytes.ReplaceAll(b[:200<<10], []byte{'\n'}, []byte{' '})
+	in := append(append(append([]byte{}, b[:at]...), long...), '\n')
+	in = append(in, b[at:]...)
+	for _, full := range []int64{saved.full, 256 << 10} {
+		logSample.full, logSample.ends, logSample.window, logSample.windows = full, int64(at)+1, 16<<10, 4
+		want := projectBytes(t, in, 2000)
+		got, p := prescanned(t, in, 3)
+		if got.Text != want.Text {
+			t.Fatalf("read whole up to %d: the view differs with a prescan:\n%s\n--- without:\n%s", full, got.Text, want.Text)
+		}
+		if p.at != int64(at) || !p.taken.Load() {
+			t.Errorf("the prescan stopped at byte %d (taken %v), want %d", p.at, p.taken.Load(), at)
+		}
+	}
+}
