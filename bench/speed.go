@@ -245,6 +245,8 @@ func MeasureOne(ctx context.Context, s OneSpec) (OneResult, error) {
 		r, err = measurePhase(ctx, s)
 	case ModeMCP:
 		r, err = measureMCP(ctx, s)
+	case ModeMCPSmall:
+		r, err = measureMCPSmall(ctx, s)
 	default:
 		err = fmt.Errorf("bench: no speed mode %q", s.Mode)
 	}
@@ -737,6 +739,9 @@ type SpeedReport struct {
 	// MCP is one tools/call of a large text result through the MCP proxy
 	// (see ModeMCP).
 	MCP OneResult `json:"mcp"`
+	// MCPSmall is a small tools/call through the MCP proxy and directly
+	// (see ModeMCPSmall).
+	MCPSmall OneResult `json:"mcp_small"`
 	// CPUs and GOMAXPROCS describe the machine.
 	CPUs       int `json:"cpus"`
 	GOMAXPROCS int `json:"gomaxprocs"`
@@ -877,6 +882,10 @@ func RunSpeed(ctx context.Context, o SpeedOptions) (SpeedReport, error) {
 		}
 		os.RemoveAll(dir)
 	}
+	progress("small tools/call requests, through the MCP proxy and directly")
+	if rep.MCPSmall, err = o.Run(ctx, OneSpec{Mode: ModeMCPSmall, Corpus: o.Corpus, Dir: ptDir}); err != nil {
+		return rep, fmt.Errorf("bench: small calls through the MCP proxy: %w", err)
+	}
 	if recallRef != "" {
 		progress("a page read and a search of the %s %s result", BinarySize(recallSize), rep.RecallOf)
 		syscall.Sync()
@@ -992,6 +1001,9 @@ func WriteSpeed(w io.Writer, r SpeedReport) error {
 		fmt.Fprintf(w, "a %s text result of a tools/call through the MCP proxy: %s, a view of %s tokens, peak RSS of the proxy %s\n",
 			textfmt.Size(m.Bytes), seconds(m.Seconds), textfmt.Int(int64(m.ViewTokens)), textfmt.Size(m.PeakRSS))
 	}
+	if m := r.MCPSmall; m.Runs > 0 {
+		fmt.Fprintln(w, mcpSmallLine(m))
+	}
 	if rp := r.ReadProcess; rp.Runs > 0 {
 		fmt.Fprintf(w, "the same page read by a crumb read process: median %s of %d (a %s process: %s)\n",
 			seconds(rp.Seconds), rp.Runs, rp.BaseName, seconds(rp.BaseSeconds))
@@ -1071,6 +1083,9 @@ func Targets(r SpeedReport) []Target {
 	if m := r.MCP; m.Bytes > 0 && m.PeakRSS > 0 {
 		out = append(out, Target{"peak RSS of crumb mcp on a " + textfmt.Size(m.Bytes) + " tools/call result",
 			textfmt.Size(m.PeakRSS), "< 100 MB", m.PeakRSS < 100<<20})
+	}
+	if m := r.MCPSmall; m.Runs > 0 && m.BaseSeconds > 0 {
+		out = append(out, mcpSmallTarget(m))
 	}
 	if pt := r.PassThrough; pt.Runs > 0 {
 		out = append(out, Target{"pass-through of a " + textfmt.Size(pt.Bytes) + " text result (library)",

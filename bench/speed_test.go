@@ -160,7 +160,10 @@ func TestRunSpeed(t *testing.T) {
 	if m := rep.MCP; m.Bytes < 250<<10 || m.ViewTokens <= 0 || m.ViewTokens > 2000 || m.PeakRSS <= 0 {
 		t.Errorf("MCP proxy measured %+v", m)
 	}
-	if rep.PassThrough.Runs != 100 || len(msgs) != 6*(2*3+4)+3 {
+	if m := rep.MCPSmall; m.Runs != MCPSmallRounds*mcpSmallRound || m.Seconds <= 0 || m.BaseSeconds <= 0 {
+		t.Errorf("small calls through the MCP proxy measured %+v", m)
+	}
+	if rep.PassThrough.Runs != 100 || len(msgs) != 6*(2*3+4)+4 {
 		t.Errorf("pass-through %+v; %d progress messages", rep.PassThrough, len(msgs))
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
@@ -170,7 +173,7 @@ func TestRunSpeed(t *testing.T) {
 	if err := WriteSpeed(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"crumb/copy+fsync", "256 KB", "where crumb's time goes", "passing through untouched: median", "read from the middle of the 256 KB log result", "(no match)", "through the MCP proxy"} {
+	for _, want := range []string{"crumb/copy+fsync", "256 KB", "where crumb's time goes", "passing through untouched: median", "read from the middle of the 256 KB log result", "(no match)", "through the MCP proxy", "MCP proxy, a small call"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in\n%s", want, out.String())
 		}

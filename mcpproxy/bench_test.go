@@ -2,14 +2,18 @@ package mcpproxy
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The benchmarks measure what crumb adds to a call: the same in-process
 // upstream (the fake, over pipes), called by the SDK's client directly and
-// through the proxy. Run them with
+// through the proxy. The proxy reads both sides as `crumb mcp` does: the
+// client through Stdio, the upstream through the connection it reads a
+// server run as a command with. Run them with
 //
 //	go test ./mcpproxy -run '^$' -bench SmallCall -benchtime 3000x
 //	go test ./mcpproxy -run '^$' -bench LargeCall -benchtime 20x
@@ -27,7 +31,7 @@ func benchDirect(b *testing.B) *mcp.ClientSession {
 }
 
 func benchProxied(b *testing.B) *mcp.ClientSession {
-	cs := connectSDK(b, testConfig(b, 2000), inProcessFake(), nil)
+	cs := connectSDK(b, testConfig(b, 2000), inProcessUpstream(), nil)
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		b.Fatal(err)
 	}
@@ -67,4 +71,41 @@ func BenchmarkDirectLargeCall(b *testing.B) {
 // projected to a view of at most 2,000 tokens.
 func BenchmarkProxyLargeCall(b *testing.B) {
 	benchCall(b, benchProxied(b), "big", map[string]any{"lines": 20000})
+}
+
+// BenchmarkSmallCallRatio times small calls direct and through the proxy
+// in turns, a round of each per iteration (each first in turn), and reports the median time of
+// a call each way and their ratio (the target is at most 1.2): on a busy
+// machine the turns share its slow spells, which separate benchmarks run
+// one after the other do not.
+func BenchmarkSmallCallRatio(b *testing.B) {
+	const round = 50
+	ctx := context.Background()
+	params := &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"lines": 3}}
+	sessions := []*mcp.ClientSession{benchDirect(b), benchProxied(b)}
+	var times [2][]float64
+	b.ResetTimer()
+	for n := 0; b.Loop(); n++ {
+		for j := range sessions {
+			i := (j + n) % 2 // each goes first in turn
+			cs := sessions[i]
+			start := time.Now()
+			for range round {
+				if res, err := cs.CallTool(ctx, params); err != nil || len(res.Content) == 0 {
+					b.Fatal(err)
+				}
+			}
+			times[i] = append(times[i], float64(time.Since(start).Nanoseconds())/round)
+		}
+	}
+	direct, proxied := medianOf(times[0]), medianOf(times[1])
+	b.ReportMetric(direct, "direct-ns/call")
+	b.ReportMetric(proxied, "proxy-ns/call")
+	b.ReportMetric(proxied/direct, "proxy/direct")
+}
+
+func medianOf(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -45,12 +45,24 @@
 // the client never sees), because projecting a result needs the tool's
 // outputSchema.
 //
-// The SDK's transports do the framing towards the client (newline-delimited
-// JSON on stdio, streamable HTTP) and towards a server reached by URL. A
-// server run as a command is read by the proxy's own stdio connection: it
-// skips and logs lines that are not JSON-RPC (a banner), as the TypeScript
-// and Python SDKs do, and writes a message over 1 MiB to a temporary file
-// as it arrives instead of holding it in memory.
+// Newline-delimited JSON on stdio, towards the client ([Stdio]) and towards
+// a server run as a command, is read and written by the proxy's own stdio
+// connection. It decodes only the envelope of a message (jsonrpc, id,
+// method, error) and passes params and results on as the bytes that came,
+// white space included, with one write per message; the SDK's codec
+// decodes every value of every message into Go values, twice, and
+// re-encodes it, which on a small call cost more than the upstream's work.
+// It skips and logs lines that are not JSON-RPC (a banner), as the
+// TypeScript and Python SDKs do, answers a batch of calls with one batch,
+// and writes a message from the server over 1 MiB to a temporary file as
+// it arrives instead of holding it in memory. The SDK's transports do the
+// framing of streamable HTTP, towards the client and towards a server
+// reached by URL.
+//
+// A tools/call result no larger than the tool's threshold in bytes (every
+// token is at least a byte), or of a tool exempt from crumb, goes to the
+// client as soon as it is read, neither stored nor projected: nothing of
+// it is omitted, so there is nothing to read back.
 //
 // # Memory
 //

@@ -32,7 +32,12 @@ const fakeTools = `[{"name":"small","title":"Small","description":"Returns a sma
 	`{"name":"progress","description":"Reports progress, then answers.","inputSchema":{"type":"object"}},` +
 	`{"name":"sample","description":"Asks the client to sample.","inputSchema":{"type":"object"}},` +
 	`{"name":"noisy","description":"Writes lines that are not JSON-RPC, then answers.","inputSchema":{"type":"object"}},` +
-	`{"name":"notify","description":"Sends list_changed.","inputSchema":{"type":"object"}}]`
+	`{"name":"notify","description":"Sends list_changed.","inputSchema":{"type":"object"}},` +
+	`{"name":"spaced","description":"Returns a small result written with white space.","inputSchema":{"type":"object"}}]`
+
+// fakeSpaced is the result of the spaced tool, byte for byte: JSON as a
+// server that does not compact its output writes it.
+const fakeSpaced = `{ "content" : [ { "type": "text", "text": "spaced \u0041 out\n" } ],	"isError": false }`
 
 // fakeSmall is the result of the small tool, byte for byte.
 const fakeSmall = `{"content":[{"type":"text","text":"hi <b>&amp; \u00e9 done"},{"type":"x-hologram","data":{"k":"v"},"annotations":{"audience":["user"]}}],"x-result-extra":7,"_meta":{"x-trace":"t1"}}`
@@ -161,6 +166,8 @@ func (f *fakeServer) call(m fakeMsg) {
 	switch p.Name {
 	case "small":
 		f.reply(m.ID, fakeSmall)
+	case "spaced":
+		f.reply(m.ID, fakeSpaced)
 	case "crumb_read":
 		f.reply(m.ID, `{"content":[{"type":"text","text":"upstream crumb_read"}]}`)
 	case "big":

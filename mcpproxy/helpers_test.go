@@ -58,23 +58,40 @@ func fakeCommand(mode string, stderr io.Writer) *CommandTransport {
 	return &CommandTransport{Command: cmd, Stderr: stderr, TerminateDuration: 2 * time.Second}
 }
 
-// pipeTransport is an mcp.Transport over two pipes, for in-process peers.
-func pipePair() (client, server *mcp.IOTransport) {
+// pipePair returns the two ends of a pair of pipes, for in-process peers:
+// the SDK's transport for a client, and the proxy's own (as Stdio gives
+// it) for the proxy serving it. Closing either connection closes its pipes.
+func pipePair() (client *mcp.IOTransport, proxy mcp.Transport) {
 	ar, aw := io.Pipe()
 	br, bw := io.Pipe()
-	return &mcp.IOTransport{Reader: ar, Writer: bw, MaxLineLength: -1},
-		&mcp.IOTransport{Reader: br, Writer: aw, MaxLineLength: -1}
+	return &mcp.IOTransport{Reader: ar, Writer: bw, MaxLineLength: -1}, &ioTransport{r: br, w: aw}
 }
 
-// inProcessFake returns a transport to a fake upstream served in-process.
+// inProcessFake returns the SDK's transport to a fake upstream served
+// in-process, as a client would connect to it.
 func inProcessFake() mcp.Transport {
-	ar, aw := io.Pipe() // proxy → fake
-	br, bw := io.Pipe() // fake → proxy
+	r, w := serveFakePipes()
+	return &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}
+}
+
+// inProcessUpstream returns the proxy's own transport to a fake upstream
+// served in-process: the connection it reads a server run as a command
+// with.
+func inProcessUpstream() mcp.Transport {
+	r, w := serveFakePipes()
+	return &ioTransport{r: r, w: w}
+}
+
+// serveFakePipes serves a fake upstream in-process and returns its output
+// and its input.
+func serveFakePipes() (io.ReadCloser, io.WriteCloser) {
+	ar, aw := io.Pipe() // → fake
+	br, bw := io.Pipe() // fake →
 	go func() {
 		serveFake(ar, bw, false, func(int) { ar.Close(); bw.Close() })
 		bw.Close()
 	}()
-	return &mcp.IOTransport{Reader: br, Writer: aw, MaxLineLength: -1}
+	return br, aw
 }
 
 // testConfig is a proxy configuration over a fresh store.
@@ -114,7 +131,8 @@ type rawClient struct {
 	onRequest func(m *wireMsg) string
 }
 
-// startRaw serves a proxy between a raw client and upstream.
+// startRaw serves a proxy between a raw client and upstream; the proxy
+// reads the client as `crumb mcp` reads its standard input.
 func startRaw(t testing.TB, cfg Config, upstream mcp.Transport) (*rawClient, *Proxy) {
 	t.Helper()
 	p, err := New(cfg)
@@ -126,7 +144,7 @@ func startRaw(t testing.TB, cfg Config, upstream mcp.Transport) (*rawClient, *Pr
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- p.Serve(ctx, &mcp.IOTransport{Reader: cr, Writer: pw, MaxLineLength: -1}, upstream)
+		done <- p.Serve(ctx, &ioTransport{r: cr, w: pw}, upstream)
 	}()
 	c := &rawClient{t: t, w: cw, in: make(chan *wireMsg, 64)}
 	go func() {
@@ -135,7 +153,8 @@ func startRaw(t testing.TB, cfg Config, upstream mcp.Transport) (*rawClient, *Pr
 			line, err := br.ReadBytes('\n')
 			if len(bytes.TrimSpace(line)) > 0 {
 				m := &wireMsg{line: line}
-				if json.Unmarshal(line, m) != nil {
+				// A batch is an array: its line is kept whole.
+				if json.Unmarshal(line, m) != nil && (line[0] != '[' || !json.Valid(line)) {
 					t.Errorf("proxy wrote a line that is not JSON: %.200q", line)
 				}
 				c.in <- m

@@ -167,8 +167,13 @@ func (p *Proxy) Serve(ctx context.Context, downstream, upstream mcp.Transport) e
 func (p *Proxy) toolDefs() []json.RawMessage { return p.tools }
 
 func (p *Proxy) serve(ctx context.Context, down, up mcp.Connection) error {
-	if c, ok := up.(interface{ setLogger(*slog.Logger) }); ok {
-		c.setLogger(p.log)
+	for _, c := range []mcp.Connection{down, up} {
+		if c, ok := c.(interface{ setLogger(*slog.Logger) }); ok {
+			c.setLogger(p.log)
+		}
+	}
+	if c, ok := down.(*stdioConn); ok {
+		c.peer = "the client"
 	}
 	s := newSession(p, down, up)
 	err := s.run(ctx)
@@ -183,11 +188,26 @@ func (p *Proxy) serve(ctx context.Context, down, up mcp.Connection) error {
 // that programs using the proxy need not import the SDK.
 type Transport = mcp.Transport
 
-// Stdio returns the transport of a client on the other end of r and w,
+// Stdio returns the transport of a peer on the other end of r and w,
 // newline-delimited JSON as MCP's stdio transport speaks it, with no cap on
-// the size of a message.
+// the size of a message: a client, or a server the proxy reaches over
+// pipes of its own. The proxy reads and writes it as it reads a server run
+// as a command (see [CommandTransport]): each message is decoded once, and
+// written with one write. Closing the connection closes neither r nor w.
 func Stdio(r io.Reader, w io.Writer) Transport {
-	return &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: -1}
+	return &ioTransport{r: io.NopCloser(r), w: nopWriteCloser{w}}
+}
+
+// ioTransport is a transport over a reader and a writer, read and written
+// by the proxy's stdio connection.
+type ioTransport struct {
+	r io.ReadCloser
+	w io.WriteCloser
+}
+
+// Connect returns the connection; closing it closes r and w.
+func (t *ioTransport) Connect(context.Context) (mcp.Connection, error) {
+	return newStdioConn(t.r, t.w), nil
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -125,21 +125,17 @@ func (s *session) clientCall(ctx context.Context, m *jsonrpc.Request) {
 	c := &call{method: m.Method}
 	switch m.Method {
 	case methodToolsCall:
-		var params struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
 		// A malformed call goes upstream, which answers it as it would.
-		if json.Unmarshal(m.Params, &params) == nil {
-			if s.isOwn(params.Name) {
+		if name, args, ok := callParams(m.Params); ok {
+			if s.isOwn(name) {
 				s.wg.Add(1)
 				go func() {
 					defer s.wg.Done()
-					s.writeDown(ctx, s.answerOwn(ctx, m.ID, params.Name, params.Arguments))
+					s.writeDown(ctx, s.answerOwn(ctx, m.ID, name, args))
 				}()
 				return
 			}
-			c.tool, c.args = params.Name, params.Arguments
+			c.tool, c.args = name, args
 		}
 	case methodToolsList:
 		var params struct {
@@ -186,16 +182,39 @@ func (s *session) forget(params json.RawMessage) {
 	s.mu.Unlock()
 }
 
-func (s *session) isOwn(name string) bool {
-	for _, n := range s.p.names.list() {
-		if n == name {
-			s.mu.Lock()
-			shadowed := s.shadow[name]
-			s.mu.Unlock()
-			return !shadowed
+// callParams returns the name and the arguments of a tools/call's params;
+// ok is false when they are not an object whose name is a string. The
+// arguments are a slice of params.
+func callParams(params json.RawMessage) (name string, args json.RawMessage, ok bool) {
+	var rawName []byte
+	err := members(params, func(k, v []byte) error {
+		switch {
+		case keyIs(k, "name"):
+			rawName = v
+		case keyIs(k, "arguments"):
+			args = v
 		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, false
 	}
-	return false
+	if rawName == nil {
+		return "", args, true
+	}
+	name, ok = unquote(rawName)
+	return name, args, ok
+}
+
+// isOwn reports whether a call names one of crumb's tools that the
+// upstream does not shadow.
+func (s *session) isOwn(name string) bool {
+	if n := s.p.names; name != n.Read && name != n.Search && name != n.Query {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.shadow[name]
 }
 
 // forwardUp sends a notification or a response upstream; while the upstream
@@ -258,6 +277,8 @@ func (s *session) readUpstream(ctx context.Context) {
 				c.internal <- m
 			case c.method == methodToolsList:
 				s.writeDown(ctx, s.listTools(m, c))
+			case c.method == methodToolsCall && s.passes(c.tool, len(m.Result)):
+				s.writeDown(ctx, m)
 			case c.method == methodToolsCall:
 				s.wg.Add(1)
 				go func() {
@@ -269,6 +290,16 @@ func (s *session) readUpstream(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// passes reports whether a tool's result of size bytes passes through
+// whatever it holds, as the Guard passes a result of an exempt tool, and
+// one no larger than the threshold in bytes (every token is at least a
+// byte): it goes to the client as it came, at once, neither stored nor
+// projected (see project).
+func (s *session) passes(tool string, size int) bool {
+	_, threshold, exempt := s.p.guard.Limits(tool)
+	return exempt || size <= threshold
 }
 
 // take removes and returns the pending call of an ID.

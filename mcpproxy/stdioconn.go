@@ -35,44 +35,70 @@ func (e *partialError) Error() string {
 
 func (e *partialError) Unwrap() error { return ErrPartialMessage }
 
-// stdioConn is the proxy's connection to a server over its standard input
-// and output: newline-delimited JSON-RPC, as MCP's stdio transport speaks
-// it. It differs from the SDK's in two ways.
+// stdioConn is the proxy's connection to a peer over a reader and a
+// writer — a server's standard output and input, or the client's —
+// newline-delimited JSON-RPC, as MCP's stdio transport speaks it. It
+// differs from the SDK's in three ways.
 //
+//   - Only the envelope of a message is decoded, and params and results
+//     are passed on as the bytes that came (see decodeMessage), each
+//     message written with one write.
 //   - A line that is not JSON-RPC (a banner such as "Server starting on
 //     stdio...", a stray console.log) is logged and skipped, as the
 //     TypeScript and Python SDKs do, and the session goes on.
-//   - A message longer than spoolAt is written to a temporary file as it
-//     arrives, and a response to a tools/call is projected from there
-//     (see spooled), so that its size costs disk, not memory.
+//   - Read by readMessage (as the upstream is), a message longer than
+//     spoolAt is written to a temporary file as it arrives, and a response
+//     to a tools/call is projected from there (see spooled), so that its
+//     size costs disk, not memory.
 type stdioConn struct {
 	r io.ReadCloser
 	w io.WriteCloser
 
-	wmu sync.Mutex
+	wmu  sync.Mutex
+	wbuf []byte // the line being written, kept for the next
 
 	log    *slog.Logger
+	peer   string // who writes what is read, for the log
 	tmpDir string
 
 	start    sync.Once
+	spools   bool // long lines go to a spool file (see readMessage)
 	incoming chan upMsg
 	closed   chan struct{}
 	close    sync.Once
 	queue    []jsonrpc.Message // the rest of a batch
+
+	// batches holds the batches of calls the peer sent that are not yet
+	// answered in full, by the ID of each call: the responses go back as
+	// one batch, as JSON-RPC asks.
+	bmu     sync.Mutex
+	batches map[jsonrpc.ID]*batchReply
 }
 
-// upMsg is what the reader passes on: a message, a spooled message or the
-// error that ended the output.
-type upMsg struct {
-	msgs []jsonrpc.Message // one, or a batch
-	big  *spooled
-	err  error
+// batchReply collects the responses to one batch of calls.
+type batchReply struct {
+	index   map[jsonrpc.ID]int // of the calls not yet answered
+	replies []*jsonrpc.Response
 }
+
+// upMsg is what the reader passes on: a message, a batch, a spooled
+// message or the error that ended the output.
+type upMsg struct {
+	msg   jsonrpc.Message
+	batch []jsonrpc.Message
+	big   *spooled
+	err   error
+}
+
+// keepBuf is the largest write buffer a connection keeps for the next
+// message; a larger one goes with the message that needed it.
+const keepBuf = 64 << 10
 
 var _ mcp.Connection = (*stdioConn)(nil)
 
 func newStdioConn(r io.ReadCloser, w io.WriteCloser) *stdioConn {
-	return &stdioConn{r: r, w: w, log: slog.New(slog.DiscardHandler), incoming: make(chan upMsg), closed: make(chan struct{})}
+	return &stdioConn{r: r, w: w, log: slog.New(slog.DiscardHandler), peer: "the upstream server",
+		incoming: make(chan upMsg), closed: make(chan struct{})}
 }
 
 // setLogger sets where skipped lines are reported; it must be called
@@ -82,16 +108,104 @@ func (c *stdioConn) setLogger(l *slog.Logger) { c.log = l }
 // SessionID implements mcp.Connection: stdio has no session ID.
 func (c *stdioConn) SessionID() string { return "" }
 
-// Write writes one message as a line.
+// Write writes one message as a line, with one write. A response to a call
+// of a batch the peer sent is held until the batch is answered in full,
+// then the responses are written as one batch.
 func (c *stdioConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	b, err := jsonrpc.EncodeMessage(m)
-	if err != nil {
-		return fmt.Errorf("mcpproxy: encoding a message: %w", err)
+	var batch []*jsonrpc.Response
+	if resp, ok := m.(*jsonrpc.Response); ok {
+		var held bool
+		if batch, held = c.reply(resp); held && batch == nil {
+			return nil
+		}
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_, err = c.w.Write(append(b, '\n'))
+	b := c.wbuf[:0]
+	var err error
+	if batch != nil {
+		b = append(b, '[')
+		for i, r := range batch {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = encodeLine(b, r); err != nil {
+				return err
+			}
+			b = b[:len(b)-1] // the newline
+		}
+		b = append(b, "]\n"...)
+	} else if b, err = encodeLine(b, m); err != nil {
+		return err
+	}
+	_, err = c.w.Write(b)
+	if cap(b) <= keepBuf {
+		c.wbuf = b
+	} else {
+		c.wbuf = nil
+	}
 	return err
+}
+
+// encodeLine appends m and a newline to b.
+func encodeLine(b []byte, m jsonrpc.Message) ([]byte, error) {
+	if out, ok := appendMessage(b, m); ok {
+		return out, nil
+	}
+	enc, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return b, fmt.Errorf("mcpproxy: encoding a message: %w", err)
+	}
+	return append(append(b, enc...), '\n'), nil
+}
+
+// addBatch records the calls of a batch the peer sent, so that their
+// responses go back together.
+func (c *stdioConn) addBatch(msgs []jsonrpc.Message) {
+	var br *batchReply
+	for _, m := range msgs {
+		req, ok := m.(*jsonrpc.Request)
+		if !ok || !req.IsCall() {
+			continue
+		}
+		if br == nil {
+			br = &batchReply{index: map[jsonrpc.ID]int{}}
+		}
+		if _, dup := br.index[req.ID]; dup {
+			continue // answered once, in the first place
+		}
+		br.index[req.ID] = len(br.replies)
+		br.replies = append(br.replies, nil)
+	}
+	if br == nil {
+		return
+	}
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	if c.batches == nil {
+		c.batches = map[jsonrpc.ID]*batchReply{}
+	}
+	for id := range br.index {
+		c.batches[id] = br
+	}
+}
+
+// reply records a response to a call of a batch: held reports that it
+// was one, and batch holds all the responses once the last is in.
+func (c *stdioConn) reply(resp *jsonrpc.Response) (batch []*jsonrpc.Response, held bool) {
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	br := c.batches[resp.ID]
+	if br == nil {
+		return nil, false
+	}
+	delete(c.batches, resp.ID)
+	br.replies[br.index[resp.ID]] = resp
+	delete(br.index, resp.ID)
+	if len(br.index) > 0 {
+		return nil, true
+	}
+	return br.replies, true
 }
 
 // Close closes the server's input and the output pipe, which ends the
@@ -108,23 +222,32 @@ func (c *stdioConn) Close() error {
 	return err
 }
 
-// Read returns the next message; a spooled one is read into memory.
+// Read returns the next message, read into memory however long it is.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	m, big, err := c.readMessage(ctx)
+	m, big, err := c.read(ctx, false)
 	if big != nil {
 		return big.message()
 	}
 	return m, err
 }
 
-// readMessage returns the next message, or a spooled one as it is.
+// readMessage returns the next message, or one longer than spoolAt as it
+// is in a spool file. The first read of a connection decides: a
+// connection first read by Read holds every message in memory.
 func (c *stdioConn) readMessage(ctx context.Context) (jsonrpc.Message, *spooled, error) {
+	return c.read(ctx, true)
+}
+
+func (c *stdioConn) read(ctx context.Context, spools bool) (jsonrpc.Message, *spooled, error) {
 	if len(c.queue) > 0 {
 		m := c.queue[0]
 		c.queue = c.queue[1:]
 		return m, nil, nil
 	}
-	c.start.Do(func() { go c.readLoop() })
+	c.start.Do(func() {
+		c.spools = spools
+		go c.readLoop()
+	})
 	select {
 	case <-ctx.Done():
 		return nil, nil, ctx.Err()
@@ -140,8 +263,11 @@ func (c *stdioConn) readMessage(ctx context.Context) (jsonrpc.Message, *spooled,
 		if u.big != nil {
 			return nil, u.big, nil
 		}
-		c.queue = u.msgs[1:]
-		return u.msgs[0], nil, nil
+		if u.batch != nil {
+			c.queue = u.batch[1:]
+			return u.batch[0], nil, nil
+		}
+		return u.msg, nil, nil
 	}
 }
 
@@ -151,8 +277,11 @@ func (c *stdioConn) readLoop() {
 	br := bufio.NewReaderSize(c.r, 64<<10)
 	for {
 		u := c.next(br)
-		if u.msgs == nil && u.big == nil && u.err == nil {
+		if u.msg == nil && u.batch == nil && u.big == nil && u.err == nil {
 			continue // a line skipped
+		}
+		if u.batch != nil {
+			c.addBatch(u.batch)
 		}
 		select {
 		case c.incoming <- u:
@@ -179,7 +308,7 @@ func (c *stdioConn) next(br *bufio.Reader) upMsg {
 			break
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(line) >= spoolAt {
+			if c.spools && len(line) >= spoolAt {
 				return c.spool(br, line)
 			}
 			continue
@@ -196,39 +325,25 @@ func (c *stdioConn) next(br *bufio.Reader) upMsg {
 	if len(line) == 0 {
 		return upMsg{}
 	}
-	msgs, err := decodeLine(line)
+	return c.decoded(line)
+}
+
+// decoded decodes a line; one that is not JSON-RPC is logged and skipped.
+func (c *stdioConn) decoded(line []byte) upMsg {
+	if line[0] == '[' {
+		msgs, err := decodeBatch(line)
+		if err != nil {
+			c.skipped(line, int64(len(line)), err)
+			return upMsg{}
+		}
+		return upMsg{batch: msgs}
+	}
+	m, err := decodeMessage(line)
 	if err != nil {
 		c.skipped(line, int64(len(line)), err)
 		return upMsg{}
 	}
-	return upMsg{msgs: msgs}
-}
-
-// decodeLine decodes a line as a JSON-RPC message or batch.
-func decodeLine(line []byte) ([]jsonrpc.Message, error) {
-	if line[0] != '[' {
-		m, err := jsonrpc.DecodeMessage(line)
-		if err != nil {
-			return nil, err
-		}
-		return []jsonrpc.Message{m}, nil
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(line, &raws); err != nil {
-		return nil, err
-	}
-	if len(raws) == 0 {
-		return nil, errors.New("an empty batch")
-	}
-	var b []jsonrpc.Message
-	for _, r := range raws {
-		m, err := jsonrpc.DecodeMessage(r)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, m)
-	}
-	return b, nil
+	return upMsg{msg: m}
 }
 
 // skipped logs a line that is not JSON-RPC.
@@ -237,7 +352,7 @@ func (c *stdioConn) skipped(line []byte, n int64, err error) {
 	if len(shown) > 200 {
 		shown = append(bytes.Clone(shown[:200]), "…"...)
 	}
-	c.log.Warn("crumb mcp: the upstream server wrote a line that is not JSON-RPC on its standard output; skipping it",
+	c.log.Warn("crumb mcp: "+c.peer+" wrote a line that is not JSON-RPC; skipping it",
 		"line", string(bytes.ToValidUTF8(shown, []byte("\uFFFD"))), "bytes", n, "err", err)
 }
 
@@ -254,12 +369,7 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 		} else if err != nil {
 			return upMsg{err: err}
 		}
-		msgs, err := decodeLine(bytes.TrimSpace(line))
-		if err != nil {
-			c.skipped(line, int64(len(line)), err)
-			return upMsg{}
-		}
-		return upMsg{msgs: msgs}
+		return c.decoded(bytes.TrimSpace(line))
 	}
 	if len(first) > 0 && first[0] != '{' {
 		// Not a JSON-RPC object: skip the rest of the line unread.
@@ -406,7 +516,7 @@ func (sp *spooled) message() (jsonrpc.Message, error) {
 	if _, err := sp.f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mcpproxy: reading a spooled message: %w", err)
 	}
-	return jsonrpc.DecodeMessage(bytes.TrimSpace(b))
+	return decodeMessage(bytes.TrimSpace(b))
 }
 
 func (sp *spooled) close() {

@@ -2,12 +2,11 @@ package project
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
+	"context"
 	"path"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/sniff"
 )
 
@@ -32,7 +31,7 @@ func Detect(head []byte, h Hints) Kind {
 	if h.Command {
 		return KindCommand
 	}
-	if looksJSON(head) {
+	if sniff.LooksJSON(head) {
 		if isMCPTool(h.Tool) && looksCallToolResult(head) {
 			return KindMCP
 		}
@@ -65,24 +64,119 @@ func matchAny(name string, names ...string) bool {
 // the MCP proxy names the kind itself.
 func isMCPTool(string) bool { return false }
 
-// looksJSON reports whether head opens a JSON object or array and its first
-// tokens parse.
-func looksJSON(head []byte) bool {
-	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
-		return false
-	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	for i := 0; i < 64; i++ {
-		if _, err := dec.Token(); err != nil {
-			// The end of the document, or of the sample, is fine; a
-			// syntax error is not.
-			return err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)
-		}
-	}
-	return true
-}
-
 func looksCallToolResult(head []byte) bool {
 	return bytes.Contains(head, []byte(`"content"`))
+}
+
+// What a text is, whatever its carrier: the projectors of text and of file
+// reads (and so every MCP text block, which is projected as one or the
+// other) sniff the text they are given, and hand it to the projector of
+// what it turns out to be. The command projector shows a test run's FAIL
+// lines, its failing tests and their file:line wherever the run was saved;
+// the log view a log; the JSON projector a JSON document; the file
+// projector, with its outline, source code; the directory projector a
+// listing. Each reads the call's intent from Input.Args, which the hand-over
+// keeps.
+
+// sniffed is what the text of a document turned out to be.
+type sniffed struct {
+	// text is what sniff.TextOf tells of its head and tail.
+	text sniff.Text
+	// log and isLog are what detectLog tells, when the text is no tool's
+	// report or its lines are stamped (a CI service's log of a job).
+	log   logFormat
+	isLog bool
+	// lang is the language of source code, told from its first lines
+	// (sniffLang); nil for anything else, Markdown included.
+	lang *srcLang
+}
+
+// sniffDoc tells what the text of doc is from its head and tail (see
+// sniff.TextOf, detectLog and sniffLang): it reads at most a few pages of
+// each end, whatever the size of the document.
+func sniffDoc(doc *lines.Doc) (sniffed, error) {
+	size := doc.Size()
+	head, err := doc.ReadRange(0, min(size, sniff.Len))
+	if err != nil {
+		return sniffed{}, err
+	}
+	var tail []byte
+	if size > 2*sniff.Len {
+		if tail, err = doc.ReadRange(size-sniff.Len, size); err != nil {
+			return sniffed{}, err
+		}
+	} else if size > sniff.Len {
+		if head, err = doc.ReadRange(0, size); err != nil {
+			return sniffed{}, err
+		}
+	}
+	s := sniffed{text: sniff.TextOf(head, tail)}
+	if s.text.Form.IsOutput() && !s.text.Stamped {
+		return s, nil
+	}
+	if s.log, s.isLog, err = detectLog(doc); err != nil || s.isLog {
+		return s, err
+	}
+	if lg := sniffLang(head[:min(len(head), 8<<10)]); lg != langMd {
+		s.lang = lg
+	}
+	return s, nil
+}
+
+// report reports whether the text is a tool's report for the command
+// projector. A report whose lines a CI service stamped with their time, and
+// that reads as a log, is left to the log view, whose templates see past
+// the stamps.
+func (s sniffed) report() bool { return s.text.Form.IsOutput() && !s.isLog }
+
+// projectSniffedText projects a text by what it turned out to be when that
+// has evidence rules of its own; ok is false when it has none, and the
+// text projector shows it as text.
+func projectSniffedText(ctx context.Context, in *Input, s sniffed) (out Output, ok bool, err error) {
+	switch {
+	case s.report():
+		out, err = projectCommand(ctx, in)
+	case s.isLog:
+		out, err = projectLog(ctx, in, s.log)
+	case s.text.Form == sniff.JSON || s.text.Form == sniff.JSONLines:
+		out, err = projectJSON(ctx, in)
+	case s.lang != nil:
+		out, err = projectFile(ctx, in)
+	case s.text.Form == sniff.Listing:
+		out, err = projectDir(ctx, in)
+	default:
+		return Output{}, false, nil
+	}
+	return out, true, err
+}
+
+// projectSniffedFile projects a file read whose content is not what its
+// name says when that has evidence rules of its own: a tool's report (a CI
+// log of go test runs, compiler output saved as .txt) by the command
+// projector, unless the file's name says it is source code or a document
+// (which may quote such output) or the read asks for lines by their
+// numbers, a symbol or a pattern; a log by the log view, unless the read
+// asks for anything in particular. ok is false when the file view shows it.
+func (v *fileView) projectSniffedFile(ctx context.Context) (Output, bool, error) {
+	if v.nb.on {
+		// Lines numbered by the tool are the file's, whatever they hold.
+		return Output{}, false, nil
+	}
+	s, err := sniffDoc(v.e.doc)
+	if err != nil {
+		// Sniffing only steers the view: the file view shows what it can.
+		return Output{}, false, nil
+	}
+	a := v.args
+	named := langOf(a.path, nil) != nil
+	var out Output
+	switch {
+	case s.report() && !named && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "":
+		out, err = projectCommand(ctx, v.in)
+	case s.isLog && !a.hasIntent():
+		out, err = projectLog(ctx, v.in, s.log)
+	default:
+		return Output{}, false, nil
+	}
+	return out, true, err
 }

@@ -52,13 +52,10 @@ func projectFile(ctx context.Context, in *Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	// A log read as a file is better seen as a log: its errors and their
-	// timestamps matter more than its head, unless the read asked for
-	// something in particular.
-	if !v.args.hasIntent() && !v.nb.on {
-		if f, isLog, err := detectLog(v.e.doc); err == nil && isLog {
-			return projectLog(ctx, in, f)
-		}
+	// A file that holds a tool's report or a log is better seen as that
+	// (see projectSniffedFile).
+	if out, ok, err := v.projectSniffedFile(ctx); ok {
+		return out, err
 	}
 	return v.project(ctx)
 }

@@ -231,6 +231,11 @@ type toolResult struct {
 }
 
 func parseToolResult(raw []byte) (*toolResult, error) {
+	// The scanner lets through what a client would reject (a control byte
+	// in a string); a result that passes through must be valid JSON.
+	if !json.Valid(raw) {
+		return nil, errors.New("not valid JSON")
+	}
 	top, err := parseObject(bytes.TrimSpace(raw))
 	if err != nil {
 		return nil, err

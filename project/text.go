@@ -16,20 +16,22 @@ func init() {
 // the end of a log or an output is where its outcome usually is.
 const headShare = 0.4
 
-// projectText shows a log as a log (see projectLog) and any other text by
-// whole lines from its head and, weighted more, from its tail, with the
-// omitted middle named in the header and where it sits.
+// projectText shows a text by what it is (see projectSniffedText): a test
+// run or a compiler's output as a command's, a log as a log, JSON as JSON,
+// source code as a file, a listing as a directory; any other text by whole
+// lines from its head and, weighted more, from its tail, with the omitted
+// middle named in the header and where it sits.
 func projectText(ctx context.Context, in *Input) (Output, error) {
 	e, err := newExcerptor(in, false)
 	if err != nil {
 		return Output{}, err
 	}
-	f, isLog, err := detectLog(e.doc)
+	s, err := sniffDoc(e.doc)
 	if err != nil {
 		return Output{}, err
 	}
-	if isLog {
-		return projectLog(ctx, in, f)
+	if out, ok, err := projectSniffedText(ctx, in, s); ok {
+		return out, err
 	}
 	return e.headTail(ctx, layout{title: "text"})
 }

@@ -180,6 +180,14 @@ func FuzzTextProject(f *testing.F) {
 			f.Add(b[:min(len(b), 6000)], uint16(300))
 		}
 	}
+	// Texts that are something else: test runs, compiler output, source,
+	// listings and JSON, which go to their own kinds' projectors.
+	for _, name := range []string{"sniffed/files/ci-go-test-v.log", "sniffed/files/pytest-verbose.txt", "sniffed/files/cargo-test.log",
+		"command/gcc-error/output", "file/go-bufio/output", "dir/find-go-src/output", "json/go-list-m-all/output"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(b[:min(len(b), 6000)], uint16(300))
+		}
+	}
 	f.Add([]byte("2024-05-01T12:00:00Z INFO a\n2024-05-01T12:00:01Z ERROR b\nTraceback:\n  x\n2024-05-01T12:00:02Z WARN c\n"), uint16(100))
 	f.Add([]byte("{\"time\":\"2024-05-01T12:00:00Z\",\"level\":\"ERROR\",\"msg\":\"x\"}\n{\"time\":1,\"level\":50}\n{\"level\":\n"), uint16(120))
 	f.Fuzz(func(t *testing.T, b []byte, budget uint16) {

@@ -1,5 +1,9 @@
-// Package sniff tells binary content from text by its first bytes, and names
-// what a binary is, so that no raw byte of it ever reaches a view.
+// Package sniff tells what content is from its bytes, whatever a call
+// declared it to be and whichever carrier brought it: binary or text (and
+// what a binary is, so that no raw byte of it ever reaches a view), and
+// what a text is — a test runner's report, a compiler's diagnostics, a
+// crash, JSON, HTML, Markdown or a listing of paths (see TextOf) — so that
+// each gets the evidence rules of its own kind.
 package sniff
 
 import (
