@@ -37,7 +37,8 @@ type Prescan struct {
 	stopped atomic.Bool   // the goroutine wants no more bytes
 	limit   int64         // the most bytes it can use
 	sent    int64         // the bytes Write sent it
-	cut     atomic.Bool   // the result went on past limit
+	cut     atomic.Bool   // the result went on past limit, or Write gave up
+	lossy   bool          // Write gives up rather than wait for the goroutine
 	done    chan struct{} // closed when the goroutine has ended
 	closeMu sync.Mutex
 	closed  bool
@@ -81,7 +82,10 @@ func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 	default:
 		return nil
 	}
-	p := &Prescan{args: args, limit: limit, blocks: make(chan []byte, prescanQueue), free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
+	// A command's scan is of use only if it reads all of the output, which
+	// may turn out too long: it must never hold storing up.
+	lossy := kind == KindCommand
+	p := &Prescan{args: args, limit: limit, lossy: lossy, blocks: make(chan []byte, prescanQueue), free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		run(p)
@@ -104,7 +108,9 @@ func (p *Prescan) runCommand() {
 	s := newCmdScan(intentOf(p.args))
 	for b := range p.blocks {
 		p.seen += int64(len(b))
-		s.Write(b)
+		if !p.stopped.Load() {
+			s.Write(b)
+		}
 		p.recycle(b)
 	}
 	if !p.cut.Load() { // else it is sampled: the projector reads the sample
@@ -166,6 +172,17 @@ func (p *Prescan) Write(b []byte) (int, error) {
 		k := min(len(b), cap(buf))
 		buf = append(buf[:0], b[:k]...)
 		b = b[k:]
+		if p.lossy {
+			select {
+			case p.blocks <- buf:
+			default:
+				// Too far behind: the projector will scan alone.
+				p.cut.Store(true)
+				p.stopped.Store(true)
+				p.recycle(buf)
+			}
+			continue
+		}
 		// The goroutine always takes what is sent, scanning or not, so
 		// this waits at most for it to scan a block.
 		p.blocks <- buf
