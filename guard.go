@@ -456,6 +456,9 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		return nil, perr
 	}
 	out = g.summarize(ctx, res, kind, obj, info, out, &rc)
+	if v := g.wholeIfSmaller(kind, res, keep, out, rc); v != nil {
+		return v, nil
+	}
 	if ended && commandAttrs(res) != nil {
 		// The command's end was not known when the result was stored.
 		if a, ok := g.store.(store.Annotator); ok {
@@ -502,6 +505,23 @@ func (g *Guard) prefix(res Result, exempt bool, threshold int) (body []byte, res
 		return b, nil, nil
 	}
 	return b, res.Reader, nil
+}
+
+// wholeIfSmaller returns the result itself, untouched, when its view would
+// cost as many tokens as the whole result or more: no view is larger than
+// what it stands for. It applies to a text result counted exactly and held
+// whole in memory; the result stays stored, and the receipt keeps its ref.
+func (g *Guard) wholeIfSmaller(kind Kind, res Result, keep *headTail, out project.Output, rc Receipt) *View {
+	if kind == KindBinary || len(out.Media) > 0 || len(res.Spilled) > 0 || rc.Summary != nil ||
+		rc.Tokens == nil || rc.TokensBy != g.cfg.Counter.Name() || !keep.complete() {
+		return nil
+	}
+	if n := g.cfg.Counter.Count(out.Text); n < *rc.Tokens {
+		return nil
+	}
+	v := g.exact(string(keep.bytes()), rc, *rc.Tokens, rc.TokensBy)
+	v.Ref = rc.Ref
+	return v
 }
 
 // exact returns the view of a result that passes through untouched, text,

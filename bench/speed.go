@@ -1005,12 +1005,12 @@ func WriteSpeed(w io.Writer, r SpeedReport) error {
 		fmt.Fprintln(w, mcpSmallLine(m))
 	}
 	if rp := r.ReadProcess; rp.Runs > 0 {
-		fmt.Fprintf(w, "the same page read by a crumb read process: median %s of %d (a %s process: %s)\n",
-			seconds(rp.Seconds), rp.Runs, rp.BaseName, seconds(rp.BaseSeconds))
+		fmt.Fprintf(w, "the same page read by a crumb read process: median %s of %d (a %s process, start-up alone: %s%s)\n",
+			seconds(rp.Seconds), rp.Runs, rp.BaseName, seconds(rp.BaseSeconds), ratio(rp))
 	}
 	if gp := r.GrepProcess; gp.Runs > 0 {
-		fmt.Fprintf(w, "a search for a rare literal by a crumb grep process: median %s of %d; %s on the raw file: %s (%.2f×)\n",
-			seconds(gp.Seconds), gp.Runs, gp.BaseName, seconds(gp.BaseSeconds), gp.Seconds/gp.BaseSeconds)
+		fmt.Fprintf(w, "a search for a rare literal by a crumb grep process: median %s of %d; %s on the raw file: %s%s\n",
+			seconds(gp.Seconds), gp.Runs, gp.BaseName, seconds(gp.BaseSeconds), ratio(gp))
 	}
 	fmt.Fprintf(w, "MB/s are 10^6 bytes a second; %d CPUs, GOMAXPROCS %d\n", r.CPUs, r.GOMAXPROCS)
 	if ts := Targets(r); len(ts) > 0 {
@@ -1092,6 +1092,15 @@ func Targets(r SpeedReport) []Target {
 			seconds(pt.Seconds), "≤ 3 µs", pt.Seconds <= 3e-6})
 	}
 	return out
+}
+
+// ratio writes a process's median time over its baseline's, measured in
+// turn with it: " (1.25×)", or nothing without a baseline.
+func ratio(r OneResult) string {
+	if r.BaseSeconds <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.2f×)", r.Seconds/r.BaseSeconds)
 }
 
 func mbps(r OneResult) string {

@@ -285,3 +285,36 @@ func TestMeasureProcesses(t *testing.T) {
 		t.Errorf("the raw copy was left behind: %v", err)
 	}
 }
+
+// The page read and the search as whole processes print their times with
+// the ratio to their baselines, and beside their targets; a figure without
+// a baseline prints no ratio rather than an infinite one.
+func TestWriteSpeedProcessRows(t *testing.T) {
+	rep := SpeedReport{
+		ReadProcess: OneResult{Seconds: 0.009, Runs: 9, BaseName: "crumb version", BaseSeconds: 0.006},
+		GrepProcess: OneResult{Seconds: 0.36, Runs: 3, BaseName: "grep -n", BaseSeconds: 0.3},
+		RecallOf:    SpeedLog, RecallSize: 1 << 30,
+	}
+	var out bytes.Buffer
+	if err := WriteSpeed(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"crumb read process: median 9.0 ms of 9 (a crumb version process, start-up alone: 6.0 ms (1.50×))",
+		"crumb grep process: median 360.0 ms of 3; grep -n on the raw file: 300.0 ms (1.20×)",
+		"crumb read of a page in the middle, 1 GB, whole process  9.0 ms",
+		"crumb grep of a rare literal, 1 GB, vs grep -n           1.20×",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in\n%s", want, out.String())
+		}
+	}
+	rep.GrepProcess.BaseSeconds = 0
+	out.Reset()
+	if err := WriteSpeed(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); strings.Contains(s, "Inf") || !strings.Contains(s, "raw file: 0.0 µs\n") {
+		t.Errorf("a search without its baseline:\n%s", s)
+	}
+}

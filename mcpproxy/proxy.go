@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/recall"
@@ -29,8 +28,21 @@ type Names struct {
 // DefaultNames are the names of crumb's tools when none are configured.
 var DefaultNames = Names{Read: "crumb_read", Search: "crumb_search", Query: "crumb_query"}
 
-// toolName is what MCP allows in a tool name.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+// validToolName reports whether MCP allows name as a tool name: 1 to 128
+// letters, digits, '_', '.' or '-'. (Checked by hand: the regular
+// expression's {1,128} compiled 128 copies of a class at every start.)
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 func (n Names) withDefaults() Names {
 	if n.Read == "" {
@@ -50,7 +62,7 @@ func (n Names) list() []string { return []string{n.Read, n.Search, n.Query} }
 func (n Names) validate() error {
 	seen := map[string]bool{}
 	for _, name := range n.list() {
-		if !toolName.MatchString(name) {
+		if !validToolName(name) {
 			return fmt.Errorf("mcpproxy: tool name %q: use 1 to 128 letters, digits, _, - or .", name)
 		}
 		if seen[name] {

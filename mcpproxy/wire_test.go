@@ -294,3 +294,14 @@ func TestBatchReplies(t *testing.T) {
 		t.Errorf("%d calls of answered batches are still held", len(c.batches))
 	}
 }
+
+func TestValidToolName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"crumb_read": true, "a.b-c_9": true, "": false, strings.Repeat("a", 128): true,
+		strings.Repeat("a", 129): false, "has space": false, "ünï": false, "a/b": false,
+	} {
+		if got := validToolName(name); got != want {
+			t.Errorf("validToolName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

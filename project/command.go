@@ -2,6 +2,7 @@ package project
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,7 +35,14 @@ func init() {
 //     "3 failed, 10 passed");
 //   - ordinary output fills what room is left, and runs of near-identical
 //     lines are left out with a marker that says what they were like
-//     ("532 lines like `Downloading …`") and how to read them.
+//     ("532 lines like `Downloading …`") and how to read them; the room is
+//     filled past such runs, so that a view is small only when what it
+//     leaves out repeats what it shows.
+//
+// Evidence is ranked by the shared ranker (project/rank, see
+// command_rank.go): the classifier's severity and structure, the rarity of
+// the line's template (the one error among thousands of notes of a few
+// templates ranks first), the call's intent and the position.
 //
 // Evidence the budget has no room for is counted, with the search that finds
 // it. The whole output is scanned once, with bounded state (see
@@ -76,9 +84,18 @@ const (
 )
 
 func projectCommand(ctx context.Context, in *Input) (Output, error) {
+	// A machine-readable test report (go test -json, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindCommand); ok || err != nil {
+		return out, err
+	}
 	e, err := newExcerptor(in, false)
 	if err != nil {
 		return Output{}, err
+	}
+	// A man page or another document, read for an intent, is shown by its
+	// sections (document.go).
+	if out, ok, err := commandDocument(ctx, in, e); err != nil || ok {
+		return out, err
 	}
 	scan, sample, err := cmdScanInput(ctx, in, e.doc)
 	if err != nil {
@@ -394,7 +411,7 @@ func (p *cmdProjector) layout(more map[cmdFamily]int64) layout {
 func (p *cmdProjector) moreLine(more map[cmdFamily]int64) string {
 	var parts, pats []string
 	for f := famPanic; f < cmdNumFamilies; f++ {
-		if f == famFrame || f == famSummary || more[f] <= 0 {
+		if f == famFrame || f == famSummary || f == famNote || more[f] <= 0 {
 			continue
 		}
 		parts = append(parts, textfmt.Plural(more[f], cmdFamilyNames[f]+" line"))
@@ -416,16 +433,16 @@ func (p *cmdProjector) moreLine(more map[cmdFamily]int64) string {
 
 // pickAll chooses the lines of the view, most important first.
 func (p *cmdProjector) pickAll(ctx context.Context) error {
-	evs := slices.Clone(p.scan.ev)
-	slices.SortFunc(evs, func(a, b cmdEvidence) int {
-		switch {
-		case a.better(b):
-			return -1
-		case b.better(a):
-			return 1
-		}
-		return 0
-	})
+	evs := p.scan.ev // best first (see cmdRanker)
+	if in := p.in; in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
+		// The run failed: what reports trouble comes first, whatever
+		// else the intent names (a Bash call's description says what the
+		// command does, not what went wrong).
+		evs = slices.Clone(evs)
+		slices.SortStableFunc(evs, func(a, b cmdEvidence) int {
+			return cmp.Compare(b.severe(), a.severe())
+		})
+	}
 
 	// The end of the output: how it ended is there.
 	if err := p.pickTail(int(float64(p.room)*cmdTailMin), prioEnd, true); err != nil {
@@ -481,7 +498,43 @@ func (p *cmdProjector) pickAll(ctx context.Context) error {
 	if err := p.pickTail(p.room, prioFill, false); err != nil {
 		return err
 	}
+	if err := p.pickRest(ctx); err != nil {
+		return err
+	}
 	return p.bridge()
+}
+
+// pickRest fills the room the start and the end left, when they stopped at
+// runs of near-identical lines: it goes on from the start, through the lines
+// of short runs and those no run holds, past each long run (whose marker
+// names it, with samples, and counts its lines), until the room is used.
+// What a view then omits is repetition of what it shows.
+func (p *cmdProjector) pickRest(ctx context.Context) error {
+	pos := int64(0)
+	for no := int64(1); no <= p.total && pos < p.size; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p.room-p.cost() < p.perGap {
+			return nil
+		}
+		if r := p.runAt(no); r != nil && r.lines() >= cmdNoteRun {
+			no, pos = r.last+1, r.to
+			continue
+		}
+		pl, err := p.line(no, pos, false)
+		if err != nil {
+			return err
+		}
+		if !pl.picked && !p.pick(pl, prioFill) {
+			return nil
+		}
+		if pl.cutEnd {
+			return nil
+		}
+		no, pos = no+1, pl.end
+	}
+	return nil
 }
 
 // cost returns the tokens the picked lines and the markers of their gaps
@@ -594,9 +647,21 @@ func (p *cmdProjector) unpick() *cmdLine {
 // inRun reports whether line no lies inside a long run of near-identical
 // lines, after its first line.
 func (p *cmdProjector) inRun(no int64) bool {
-	i, _ := slices.BinarySearchFunc(p.runs, no, func(r cmdRun, no int64) int { return int(r.first - no) })
+	r := p.runAt(no)
+	return r != nil && no > r.first
+}
+
+// runAt returns the run of near-identical lines that holds line no, or nil.
+func (p *cmdProjector) runAt(no int64) *cmdRun {
+	i, found := slices.BinarySearchFunc(p.runs, no, func(r cmdRun, no int64) int { return int(r.first - no) })
+	if found {
+		return &p.runs[i]
+	}
 	// runs[i-1] is the last run that starts before no.
-	return i > 0 && no <= p.runs[i-1].last && no > p.runs[i-1].first
+	if i > 0 && no <= p.runs[i-1].last {
+		return &p.runs[i-1]
+	}
+	return nil
 }
 
 // pickTail picks lines from the end of the output backward until those
@@ -697,6 +762,12 @@ func (p *cmdProjector) pickEvidence(ev cmdEvidence, before, after uint8, block b
 	pl, err := p.line(ev.line, ev.off, false)
 	if err != nil || !p.pick(pl, prioEvidence) {
 		return
+	}
+	if ev.headLine > 0 && ev.headLine < ev.line-int64(before) {
+		// The line it belongs under: the file an eslint problem is in.
+		if h, err := p.line(ev.headLine, ev.headOff, false); err == nil {
+			p.pick(h, prioContext)
+		}
 	}
 	next := pl
 	for i := 0; (i < int(after) || block && i < cmdBlockLines) && next.no < p.total && !next.cutEnd; i++ {

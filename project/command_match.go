@@ -1,17 +1,57 @@
 package project
 
-import "bytes"
+import (
+	"bytes"
 
-// cmdMatch is what cmdClassify learns of a line.
+	"github.com/crumb-dev/crumb/project/rank"
+)
+
+// cmdMatch is what cmdClassify learns of a line: what it is evidence of
+// (its family and its class, see the scores below), and the lines around it
+// that belong with it. The shared ranker weighs it by the signals its class
+// gives (see signals), its template's rarity and the call's intent.
 type cmdMatch struct {
 	fam    cmdFamily
 	score  int16
 	after  uint8 // lines after it that belong with it (a message, frames)
 	before uint8 // lines before it that belong with it
+	// head: the line opens no block of its own but belongs to the last
+	// line above it that is not indented (eslint's stylish report: the
+	// file's path, then its problems at line:col).
+	head bool
 }
 
-// Scores rank evidence: what ended the command first, then what explains a
-// failure, then summaries and warnings.
+// signals returns what a line's class tells the shared ranker: how
+// strongly it reports trouble, and whether it sums up a run.
+func (m cmdMatch) signals() (rank.Severity, rank.Structure) {
+	switch m.fam {
+	case famNone:
+		return rank.Quiet, rank.Plain
+	case famSummary:
+		if m.score >= scoreDetail {
+			return rank.Error, rank.Summary // FAIL pkg, 3 failed, exit status 1
+		}
+		return rank.Quiet, rank.Summary // ok pkg, PASS, 10 passed
+	case famNote:
+		return rank.Notice, rank.Plain
+	case famWarning:
+		return rank.Warning, rank.Plain
+	}
+	switch {
+	case m.score >= scoreError-2:
+		return rank.Error, rank.Plain
+	case m.score >= scoreDetail:
+		return rank.Warning, rank.Plain // lines that locate or explain a failure
+	}
+	return rank.Notice, rank.Plain
+}
+
+// The classes of evidence, from what ended the command to summaries of
+// success. A class decides how a line is shown (a crash with its frames
+// first, a failure with its block, a warning with a line of context) and
+// gives the shared ranker its severity and structure (see signals); the
+// order within a class is the ranker's (see command_rank.go), with the
+// class breaking ties.
 const (
 	scoreCrash   = 100 // panic:, Traceback, fatal error:, SIGSEGV
 	scoreCompile = 92  // file:line:col: error
@@ -22,6 +62,7 @@ const (
 	scoreDetail  = 70  // lines that locate or explain a failure
 	scoreWarn    = 35  // warnings
 	scoreFrame   = 25  // a stack frame on its own
+	scoreNote    = 20  // a compiler's note or remark: can inline, remark:, missed:
 	scorePassed  = 15  // a summary that reports success
 )
 
@@ -53,8 +94,8 @@ func cmdClassify(t []byte, indent int) cmdMatch {
 			return cmdM(famTest, scoreFail, 8, 2)
 		case cmdHasPrefix(t, "---- ") && bytes.Contains(t, []byte(" stdout ----")): // cargo test
 			return cmdM(famTest, scoreFail, 6, 0)
-		case cmdHasPrefix(t, "--> "): // rustc: where an error is
-			return cmdM(famCompile, scoreDetail, 3, 1)
+		case cmdHasPrefix(t, "--> "): // rustc: where the error or warning above is
+			return cmdM(famFrame, scoreDetail, 3, 1)
 		}
 		return cmdMatch{}
 	case '=':
@@ -126,8 +167,19 @@ func cmdClassify(t []byte, indent int) cmdMatch {
 			return cmdM(famPanic, scoreCrash, 4, 0)
 		}
 	case 'P':
-		if cmdHasPrefix(t, "Panic") {
+		switch {
+		case cmdHasPrefix(t, "Panic"):
 			return cmdM(famPanic, scoreCrash-5, 8, 0)
+		case string(bytes.TrimRight(t, " \r")) == "PASS": // go test
+			return cmdM(famSummary, scorePassed, 1, 0)
+		}
+	case 'o':
+		if cmdHasPrefix(t, "ok  \t") || cmdHasPrefix(t, "ok \t") { // go test: a package passed
+			return cmdM(famSummary, scorePassed, 0, 0)
+		}
+	case '?':
+		if cmdHasPrefix(t, "?   \t") { // go test: a package without tests
+			return cmdM(famSummary, scorePassed, 0, 0)
 		}
 	case 'T':
 		switch {
@@ -241,6 +293,11 @@ func cmdClassify(t []byte, indent int) cmdMatch {
 			cmdHasCount(t, cmdFailureWord) || cmdHasCount(t, cmdErrorWord)) {
 			return cmdM(famSummary, scoreResult, 0, 0)
 		}
+		if cmdIsDigit(c) && indent > 0 {
+			if m, ok := cmdClassifyStylish(t); ok {
+				return m
+			}
+		}
 	}
 	return cmdClassifyColon(t, indent)
 }
@@ -316,6 +373,9 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 		return cmdM(famWarning, scoreWarn, 2, 0)
 	case cmdStartsWord(msg, "note"), cmdStartsWord(msg, "info"), cmdStartsWord(msg, "help"):
 		return cmdM(famFrame, scoreFrame, 1, 0)
+	case cmdStartsWord(msg, "remark"), cmdStartsWord(msg, "optimized"), cmdStartsWord(msg, "missed"):
+		// clang -Rpass, gcc -fopt-info
+		return cmdM(famNote, scoreNote, 0, 0)
 	case indent > 0 && !col:
 		// go test: "    x_test.go:12: got 1, want 2" (t.Errorf) reads like
 		// "    x_test.go:9: connected" (t.Logf); only the first is evidence.
@@ -323,14 +383,103 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 			return cmdM(famTest, scoreMessage, 2, 0)
 		}
 		return cmdMatch{}
-	case indent == 0 && col:
+	case indent == 0 && col && cmdIsGoNote(msg):
+		// go build -gcflags=-m: "x.go:3:6: can inline f"
+		return cmdM(famNote, scoreNote, 0, 0)
+	case indent == 0 && col && cmdErrorWords(msg):
 		// go build and go vet: "./x.go:3:5: undefined: y"
 		return cmdM(famCompile, scoreCompile-2, 0, 1)
+	case indent == 0 && col:
+		// A diagnostic that names no level and no error: go vet's
+		// findings, a linter's, a note of a report the classifier does
+		// not know. It locates a problem; what sets one apart from its
+		// like is its rarity.
+		return cmdM(famCompile, scoreDetail+4, 0, 1)
 	case indent == 0:
 		// pytest: "test_x.py:12: AssertionError"; javac: "X.java:3: error"
 		return cmdM(famTest, scoreMessage, 0, 0)
 	}
 	return cmdMatch{}
+}
+
+// cmdGoNotes open the notes of the Go compiler's optimisation report
+// (go build -gcflags=-m, -m=2): inlining and escape analysis, which name no
+// level of their own. cmdGoNoteParts are met inside them.
+var (
+	cmdGoNotes = []string{"can inline ", "cannot inline ", "inlining call to ", "leaking param", "moved to heap:",
+		"ignoring self-assignment", "devirtualizing ", "flow: ", "from ", "parameter ", "zero-copy string", "found call "}
+	cmdGoNoteParts = [][]byte{[]byte(" does not escape"), []byte(" escapes to heap"), []byte(" leaks to "), []byte(" capturing by ")}
+)
+
+// cmdIsGoNote reports whether the message of a file:line:col line is a note
+// of the Go compiler's optimisation report.
+func cmdIsGoNote(msg []byte) bool {
+	for len(msg) > 0 && msg[0] == ' ' {
+		msg = msg[1:]
+	}
+	for _, p := range cmdGoNotes {
+		if cmdHasPrefix(msg, p) {
+			return true
+		}
+	}
+	for _, p := range cmdGoNoteParts {
+		if bytes.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// cmdClassifyStylish ranks the problems of a linter's "stylish" report
+// (eslint, stylelint): "  12:5  error  'x' is not defined  no-undef" under
+// the line that names the file.
+func cmdClassifyStylish(t []byte) (cmdMatch, bool) {
+	i := 0
+	for i < len(t) && cmdIsDigit(t[i]) {
+		i++
+	}
+	if i == 0 || i+1 >= len(t) || t[i] != ':' || !cmdIsDigit(t[i+1]) {
+		return cmdMatch{}, false
+	}
+	for i++; i < len(t) && cmdIsDigit(t[i]); i++ {
+	}
+	if i == len(t) || t[i] != ' ' {
+		return cmdMatch{}, false
+	}
+	var m cmdMatch
+	switch rest := t[i:]; {
+	case cmdStartsWord(rest, "error"):
+		m = cmdM(famCompile, scoreCompile, 0, 0)
+	case cmdStartsWord(rest, "warning"):
+		m = cmdM(famWarning, scoreWarn, 0, 0)
+	default:
+		return cmdMatch{}, false
+	}
+	m.head = true
+	return m, true
+}
+
+// cmdErrorVocabulary are the words of compilers' error messages that name
+// no level ("undefined: x", "cannot use x as int value", "x declared and
+// not used").
+var cmdErrorVocabulary = [][]byte{
+	[]byte("undefined"), []byte("undeclared"), []byte("cannot"), []byte("invalid"), []byte("mismatch"),
+	[]byte("missing"), []byte("expected"), []byte("not declared"), []byte("not defined"), []byte("not used"),
+	[]byte("redeclared"), []byte("unknown"), []byte("too many"), []byte("not enough"), []byte("syntax error"),
+	[]byte("no field or method"), []byte("not found"), []byte("unresolved"), []byte("error"), []byte("fail"),
+}
+
+// cmdErrorWords reports whether a diagnostic's message holds the vocabulary
+// of an error.
+func cmdErrorWords(msg []byte) bool {
+	var buf [cmdClassifyBytes]byte
+	low := rank.AppendLower(buf[:0], msg)
+	for _, w := range cmdErrorVocabulary {
+		if bytes.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // cmdFrame ranks a stack frame: one in the program's own code says where a

@@ -10,10 +10,12 @@ import (
 // The command projector learns what it needs from one pass over the output:
 // which lines are evidence (errors, failures, panics, summaries) and where the
 // output repeats itself. The pass keeps bounded state whatever the size of
-// the output: the best cmdMaxEvidence evidence lines, the longest cmdMaxRuns
-// runs of near-identical lines, and counters. Its cost per line is a few
-// byte comparisons; the precise matchers only run on lines whose first byte
-// or first colon makes them candidates.
+// the output: the evidence its ranker keeps (the first lines of each
+// template of evidence, see command_rank.go), the longest cmdMaxRuns runs of
+// near-identical lines, and counters. Its cost per line is a few byte
+// comparisons; the precise matchers only run on lines whose first byte or
+// first colon makes them candidates, and only evidence lines (and, with an
+// intent, the lines that hold its words) are mined into templates.
 
 // cmdFamily groups evidence by what it tells the agent.
 type cmdFamily uint8
@@ -27,11 +29,12 @@ const (
 	famSummary           // final summaries (FAIL pkg, N failed, Tests: ...)
 	famWarning           // warnings
 	famFrame             // stack frames
+	famNote              // compilers' notes and remarks (can inline, remark:, missed:)
 	cmdNumFamilies
 )
 
 // cmdFamilyNames name the families in views, in the order of the constants.
-var cmdFamilyNames = [cmdNumFamilies]string{"", "panic", "compiler error", "test failure", "error", "summary", "warning", "stack frame"}
+var cmdFamilyNames = [cmdNumFamilies]string{"", "panic", "compiler error", "test failure", "error", "summary", "warning", "stack frame", "compiler note"}
 
 // cmdFamilyGrep holds a short RE2 pattern per family that finds most of
 // its lines again, for the search a view offers when it cannot show them
@@ -45,52 +48,17 @@ var cmdFamilyGrep = [cmdNumFamilies]string{
 	`FAIL|failed`,
 	`(?i:warn)`,
 	`^\s+at |File "`,
+	`: (remark|optimized|missed|can inline|inlining call)`,
 }
 
 // Limits of the scan's state.
 const (
-	cmdMaxEvidence   = 400  // evidence lines kept, best first
-	cmdMaxTemplates  = 8192 // distinct evidence templates counted
-	cmdMaxPerTmpl    = 3    // evidence lines kept per template
 	cmdMaxRuns       = 48   // runs of near-identical lines kept, longest first
 	cmdMinRun        = 6    // shortest run worth naming
 	cmdRunWindow     = 16   // a line may repeat the shape of any of the 16 before it
 	cmdClassifyBytes = 1024 // bytes of a line the matchers look at
 	cmdSampleBytes   = 64   // bytes of a run's sample lines kept
 )
-
-// cmdEvidence is a line worth showing, found by the scan.
-type cmdEvidence struct {
-	line   int64 // line number, from 1
-	off    int64 // offset of its first byte
-	score  int16
-	fam    cmdFamily
-	after  uint8 // lines after it that belong with it
-	before uint8 // lines before it that belong with it
-}
-
-// better reports whether a ranks above b: higher score, then earlier.
-func (a cmdEvidence) better(b cmdEvidence) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.line < b.line
-}
-
-// cmdEvidenceHeap is a min-heap of the best evidence: its root is the worst
-// kept, the one a better line replaces.
-type cmdEvidenceHeap []cmdEvidence
-
-func (h cmdEvidenceHeap) Len() int           { return len(h) }
-func (h cmdEvidenceHeap) Less(i, j int) bool { return h[j].better(h[i]) }
-func (h cmdEvidenceHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cmdEvidenceHeap) Push(x any)        { *h = append(*h, x.(cmdEvidence)) }
-func (h *cmdEvidenceHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
 
 // cmdRun is a stretch of near-identical lines: each line after the first has
 // the shape of one of the few lines before it (progress lines, "Downloading
@@ -141,9 +109,11 @@ type cmdScan struct {
 	partStart int64
 	partBuf   []byte
 
-	ev     cmdEvidenceHeap
-	tmpl   map[uint64]uint8
-	counts [cmdNumFamilies]int64 // evidence lines found per family
+	// ev is the evidence, best first, once the scan is finished (see
+	// cmdRanker); counts the evidence lines found per family.
+	ev     []cmdEvidence
+	rk     cmdRanker
+	counts [cmdNumFamilies]int64
 
 	slots  [64]cmdSlot // the last line of each recent shape, by key
 	inRun  bool
@@ -151,14 +121,14 @@ type cmdScan struct {
 	cur    cmdRun
 	runs   cmdRunHeap
 	closed bool
-
-	intent []cmdIntentWord // the call's intent, whose words rank lines (see cmdIntentMatch)
 }
 
 // newCmdScan starts a scan; lines that hold the intent's words are
 // evidence too.
 func newCmdScan(intent string) *cmdScan {
-	return &cmdScan{line: 1, tmpl: make(map[uint64]uint8), partBuf: make([]byte, 0, cmdClassifyBytes), intent: cmdIntentWords(intent)}
+	s := &cmdScan{line: 1, partBuf: make([]byte, 0, cmdClassifyBytes)}
+	s.rk.init(intent)
+	return s
 }
 
 // Write scans p, which continues what was written before. It never fails.
@@ -210,6 +180,7 @@ func (s *cmdScan) finish() {
 		s.partial = false
 	}
 	s.endRun(s.off)
+	s.ev = s.rk.rank(s.seen, s.lines())
 }
 
 // lines returns the number of lines scanned.
@@ -241,35 +212,10 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 		return
 	}
 	m := cmdClassify(text[k:], k)
-	if m.fam == famNone {
-		if m = cmdIntentMatch(text[k:], s.intent); m.score == 0 {
-			return
-		}
-	} else {
+	if m.fam != famNone {
 		s.counts[m.fam]++
 	}
-	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before}
-	if len(s.ev) == cmdMaxEvidence && !ev.better(s.ev[0]) {
-		return
-	}
-	// Keep only the first few lines of one template: the same warning
-	// a thousand times is one piece of evidence, counted.
-	h := cmdTemplate(text[k:])
-	c, seen := s.tmpl[h]
-	if !seen && len(s.tmpl) >= cmdMaxTemplates {
-		c = 0
-	} else if c < 255 {
-		s.tmpl[h] = c + 1
-	}
-	if c >= cmdMaxPerTmpl {
-		return
-	}
-	if len(s.ev) < cmdMaxEvidence {
-		heap.Push(&s.ev, ev)
-	} else if ev.better(s.ev[0]) {
-		s.ev[0] = ev
-		heap.Fix(&s.ev, 0)
-	}
+	s.rk.add(text[k:], no, start, k, m)
 }
 
 // repeat follows runs of near-identical lines. A line continues a run when
@@ -311,10 +257,11 @@ func (s *cmdScan) endRun(to int64) {
 }
 
 // cmdShapeKey hashes the shape of a line: its first 16 bytes after the
-// indentation and any leading number or timestamp, with digits taken as
-// equal ("2024-05-01T12:00:00Z INFO x", "   11 | int x;" and
-// "test_a.go:12: msg" keep their shape when the numbers change), and how
-// many bytes that was. It does a few word operations per line.
+// indentation and any leading number or timestamp, with each run of digits
+// taken as one digit ("2024-05-01T12:00:00Z INFO x", "   11 | int x;",
+// "test_a.go:12: msg" and "day 9: acc-7" keep their shape when the numbers
+// change, whatever their widths), and how many bytes that was. It looks at
+// no more than the first 64 bytes.
 func cmdShapeKey(t []byte) uint64 {
 	i, digits := 0, false
 	for i < len(t) && i < 40 {
@@ -331,25 +278,39 @@ func cmdShapeKey(t []byte) uint64 {
 		i++
 	}
 done:
-	var w1, w2 uint64
+	var buf [16]byte
+	copy(buf[:], t[i:])
+	w1 := binary.LittleEndian.Uint64(buf[:8])
+	w2 := binary.LittleEndian.Uint64(buf[8:])
 	n := min(len(t)-i, 16)
-	if n == 16 {
-		w1 = binary.LittleEndian.Uint64(t[i:])
-		w2 = binary.LittleEndian.Uint64(t[i+8:])
-	} else {
-		var buf [16]byte
-		copy(buf[:], t[i:])
-		w1 = binary.LittleEndian.Uint64(buf[:8])
-		w2 = binary.LittleEndian.Uint64(buf[8:])
+	if cmdDigitBytes(w1)|cmdDigitBytes(w2) != 0 {
+		w1, w2, n = cmdShapeDigits(t, i)
 	}
-	w1, w2 = cmdMaskDigits(w1), cmdMaskDigits(w2)
 	h := w1*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(w2*0xC2B2AE3D27D4EB4F, 31) ^ uint64(n)*0x165667B19E3779F9
 	return h ^ h>>29
 }
 
-// cmdMaskDigits replaces every ASCII digit among the 8 bytes of w with '0',
-// without a branch.
-func cmdMaskDigits(w uint64) uint64 {
+// cmdShapeDigits returns the first 16 bytes of t from i with each run of
+// digits taken as one '0', as two words, and how many bytes that was.
+func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
+	var buf [16]byte
+	for end := min(len(t), i+64); i < end && n < len(buf); i++ {
+		c := t[i]
+		if cmdIsDigit(c) {
+			if n > 0 && buf[n-1] == '0' && cmdIsDigit(t[i-1]) {
+				continue
+			}
+			c = '0'
+		}
+		buf[n] = c
+		n++
+	}
+	return binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:]), n
+}
+
+// cmdDigitBytes returns w with 0xff in each of its 8 bytes that is an ASCII
+// digit and 0 in the others, without a branch.
+func cmdDigitBytes(w uint64) uint64 {
 	const (
 		low7  = 0x7f7f7f7f7f7f7f7f
 		high  = 0x8080808080808080
@@ -357,17 +318,13 @@ func cmdMaskDigits(w uint64) uint64 {
 	)
 	x := w ^ zeros                                           // a digit becomes 0x00-0x09
 	notDigit := ((x & low7) + 0x7676767676767676 | x) & high // high bit set unless 0x00-0x09
-	m := ((^notDigit & high) >> 7) * 0xff                    // 0xff in the digits' bytes
-	return w&^m | zeros&m
+	return ((^notDigit & high) >> 7) * 0xff
 }
 
-func cmdIsDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// cmdTemplate hashes a line's first 48 bytes with digits taken as equal, so
-// that the same message at another line or with another count has the same
-// template. It works a word at a time.
-func cmdTemplate(t []byte) uint64 {
-	t = t[:min(len(t), 48)]
+// cmdLineHash hashes a whole line with its digits taken as equal: two
+// lines with the same hash repeat each other but for their numbers. It
+// works a word at a time.
+func cmdLineHash(t []byte) uint64 {
 	h := uint64(len(t)) * 0x165667B19E3779F9
 	for i := 0; i < len(t); i += 8 {
 		var w uint64
@@ -378,10 +335,14 @@ func cmdTemplate(t []byte) uint64 {
 			copy(buf[:], t[i:])
 			w = binary.LittleEndian.Uint64(buf[:])
 		}
-		h = bits.RotateLeft64((h^cmdMaskDigits(w))*0x9E3779B97F4A7C15, 27)
+		m := cmdDigitBytes(w)
+		w = w&^m | 0x3030303030303030&m
+		h = bits.RotateLeft64((h^w)*0x9E3779B97F4A7C15, 27)
 	}
-	return h
+	return h ^ h>>31
 }
+
+func cmdIsDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // cmdIndent returns the length of b's leading spaces and tabs.
 func cmdIndent(b []byte) int {

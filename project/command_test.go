@@ -355,8 +355,20 @@ func TestCommandClassify(t *testing.T) {
 		{"ℹ fail 2", famSummary},
 		{"main.c:14:13: warning: unused variable 'x' [-Wunused-variable]", famWarning},
 		{"npm warn deprecated inflight@1.0.6", famWarning},
+		{"   37:36  error    'lose' is not defined                             no-undef", famCompile},
+		{"   18:9   warning  Assignment to function parameter 'version'        no-param-reassign", famWarning},
+		// Notes and remarks: evidence that ranks low.
+		{"cmp/internal/value/sort.go:16:6: can inline SortKeys", famNote},
+		{"cmp/internal/value/sort.go:22:17: func literal does not escape", famNote},
+		{"cmp/internal/value/sort.go:31:7:   flow: ~r0 ← vs2:", famNote},
+		{"gun.c:103:29: remark: hoisting bitcast [-Rpass=licm]", famNote},
+		{"gun.c:99:5: missed: couldn't vectorize loop", famNote},
+		{"gun.c:392:18: undefined: ture", famCompile},
+		// Summaries of passing runs.
+		{"ok  \texample.com/m/pkg\t0.012s", famSummary},
+		{"?   \texample.com/m/cmd\t[no test files]", famSummary},
+		{"PASS", famSummary},
 		// Ordinary output.
-		{"ok  \texample.com/m/pkg\t0.012s", famNone},
 		{"=== RUN   TestParse", famNone},
 		{"--- PASS: TestParse (0.00s)", famNone},
 		{"    parse_test.go:12: connected to the test server", famNone},

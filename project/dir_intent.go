@@ -3,113 +3,99 @@ package project
 import (
 	"bytes"
 	"container/heap"
-	"math"
+	"math/bits"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/recall"
 )
 
 // A directory listing read with an intent ("Find where the reverse proxy is
 // implemented", "to find cookiejar's files") ranks its entries by the
-// intent's words, each weighted by how rare it is in the listing, and shows
-// the best matches first as the listing's own lines, each under the lines
-// that say where it is: its directory header for ls -R, the chain of parent
-// directories for tree. One streaming pass keeps, for each word, the best
-// entries holding it, so a word that names a few entries is not crowded out
-// by one that names thousands.
+// intent with the shared matcher and scorer (project/rank): each entry's
+// own name and the directories above it are matched apart, the name
+// weighing more (rank.Fields), each word weighted by how rare it is in the
+// listing (rank.Stats), and the best matches are shown first as the
+// listing's own lines, each under the lines that say where it is: its
+// directory header for ls -R, the chain of parent directories for tree. One
+// streaming pass keeps, for each word, the best entries holding it, so a
+// word that names a few entries is not crowded out by one that names
+// thousands.
 
 const (
 	dirIntentShare   = 0.45 // the most of the summary room the matches take
 	maxIntentPerWord = 48   // candidates kept for each word of the intent
 	maxIntentContext = 32   // directory lines kept above one match
 	maxMatchCombos   = 4096 // combinations of words held counted apart
-	intentKeepRatio  = 0.3  // a match scoring under this share of the best is left out
+	intentKeepRatio  = 0.2  // a match scoring under this share of the best is left out: an entry of a directory the intent names exactly scores about a quarter of the directory
 )
 
 // lineAt is where one line of a listing is: its number and its offset.
 type lineAt struct{ line, off int64 }
-
-// dirWord is one word of the intent as the listing is searched for it.
-type dirWord struct {
-	word string
-	root string // the word without its ending ("formats" → "format")
-	stem string // the root's first 4 letters; equal to root when as short
-	// rootB and stemB hold root and stem, to search paths without
-	// converting them each time; nil stemB when stem is root.
-	rootB, stemB []byte
-	// strong counts the entries whose path holds the root, weak those
-	// that hold only the stem.
-	strong, weak int64
-}
 
 // dirMatch is an entry that matches the intent.
 type dirMatch struct {
 	at    lineAt
 	ctx   []lineAt // the lines that say where it is, outermost first
 	depth int
-	hits  []uint8 // per word: how it matched (hitNameRoot ...), 0 for not
-	raw   int     // the sum of the hitValues, before the words' rarity
-	score float64
+	// name and dir are the levels at which its own name and the
+	// directories above it meet the words.
+	name, dir rank.Levels
+	raw       int // its levels summed, the name's twice, before the words' rarity
+	score     float64
 }
-
-// How a word matches an entry's path: its root in the entry's own name, in
-// a directory above, or only its stem in either.
-const (
-	hitNameRoot = 1 + iota
-	hitDirRoot
-	hitNameStem
-	hitDirStem
-)
-
-// hitValue weighs each way of matching, before the word's rarity.
-var hitValue = [...]int{hitNameRoot: 4, hitDirRoot: 2, hitNameStem: 2, hitDirStem: 1}
 
 // dirMatcher ranks a listing's entries by the intent's words.
 type dirMatcher struct {
-	words   []dirWord
-	entries int64 // entries seen
-	// strong counts the entries holding some word's root.
-	strong int64
-	// combos counts the entries that match by which words they hold:
-	// the key is the mask of words held in any way, shifted 16 bits, or
-	// the mask of words whose root is held. unseen counts those the
-	// excerpts show or that are cut. Entries past maxMatchCombos keys
-	// are counted in overflow, as matching.
+	m       *rank.Matcher
+	st      *rank.Stats // the entries that hold each word
+	entries int64       // entries seen
+	// combos counts the entries that match by which words they hold (a
+	// set of words, rank.Levels.Words); unseen counts those the excerpts
+	// show or that are cut. Entries past maxMatchCombos sets are counted
+	// in overflow, as matching.
 	combos, unseen     map[uint32]int64
 	overflow, unseenOv int64
 
 	buckets []matchHeap
-	low     []byte
-	hits    []uint8
 }
 
 // listingWords describe a listing, or the asking, rather than what is
 // sought in it ("show the project tree", "list net and its subdirectories
 // with sizes, to find cookiejar's files", "list files in the current
-// directory"); an intent's words are matched against entries without them.
-// They are roots (see wordRoot) or whole words.
+// directory"); an intent's words are matched against entries without them,
+// and without the words whose stem is the stem of one of them.
 var listingWords = map[string]bool{
 	"list": true, "listing": true, "show": true, "display": true, "print": true, "view": true, "explore": true,
-	"file": true, "dir": true, "directory": true, "subdirectory": true, "folder": true, "subfolder": true,
+	"file": true, "dir": true, "directory": true, "directories": true, "subdirectory": true, "subdirectories": true,
+	"folder": true, "subfolder": true,
 	"tree": true, "subtree": true, "size": true, "entry": true, "path": true, "content": true, "name": true,
 	"project": true, "repo": true, "repository": true, "workspace": true, "recursive": true, "recursively": true,
-	"all": true, "every": true, "each": true, "contain": true, "locat": true, "location": true, "locate": true,
+	"all": true, "every": true, "each": true, "contain": true, "location": true, "locate": true,
 	"live": true, "current": true, "here": true, "structure": true, "layout": true, "overview": true,
 	"available": true, "exist": true, "present": true, "inside": true, "under": true, "top": true, "level": true,
-	"root": true, "home": true, "working": true, "hidden": true, "include": true, "includ": true, "detail": true,
-	"permission": true, "permiss": true, "explor": true,
+	"root": true, "home": true, "working": true, "hidden": true, "include": true, "detail": true,
+	"permission": true, "exploring": true,
 	"info": true, "information": true, "get": true, "give": true, "quick": true, "quickly": true, "verify": true,
 	"confirm": true, "whether": true, "new": true, "any": true, "some": true, "other": true, "also": true,
 	"just": true, "only": true, "them": true, "they": true, "then": true, "than": true, "like": true,
 	"make": true, "sure": true, "need": true, "use": true, "using": true, "want": true, "let": true, "try": true,
 	"its": true, "our": true, "your": true, "now": true, "first": true, "see": true, "look": true, "long": true,
 }
+
+// listingStems are the stems of listingWords.
+var listingStems = func() map[string]bool {
+	m := map[string]bool{}
+	for w := range listingWords {
+		m[rank.Stem(w)] = true
+	}
+	return m
+}()
 
 // newDirMatcher returns a matcher for the intent a call carries, or nil when
 // it carries none worth ranking by. Words about listings (listingWords),
@@ -128,93 +114,23 @@ func newDirMatcher(in *Input) *dirMatcher {
 			if strings.HasPrefix(f, "-") {
 				continue // a flag: find's -type, -name and -size are words of their own
 			}
-			for _, w := range splitWords(f) {
-				call[w], call[wordRoot(w)] = true, true
+			for _, w := range strings.FieldsFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+				call[w], call[rank.Stem(w)] = true, true
 			}
 		}
 	}
-	m := &dirMatcher{}
-	for _, w := range intentWords(intent) {
-		root := wordRoot(w.word)
-		if call[w.word] || call[root] || listingWords[w.word] || listingWords[root] {
-			continue
-		}
-		stem := root
-		if len(stem) > 4 {
-			stem = stem[:4]
-		}
-		dw := dirWord{word: w.word, root: root, stem: stem, rootB: []byte(root)}
-		if stem != root {
-			dw.stemB = []byte(stem)
-		}
-		m.words = append(m.words, dw)
-		if len(m.words) == 16 {
-			break // the masks of combos hold 16 words
-		}
-	}
-	if len(m.words) == 0 {
+	it := rank.Parse(intent).Without(func(w rank.Word) bool {
+		return call[w.Text] || call[w.Stem] || listingWords[w.Text] || listingStems[w.Stem]
+	})
+	if len(it.Words) == 0 {
 		return nil
 	}
-	m.buckets = make([]matchHeap, len(m.words))
-	m.combos, m.unseen = map[uint32]int64{}, map[uint32]int64{}
-	m.hits = make([]uint8, len(m.words))
-	return m
-}
-
-// splitWords splits a lower-case text into its runs of letters and digits.
-func splitWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
-// wordRoot strips the common English endings from a lower-case word, so
-// that "formats" meets "formatNodeAssertErrors", "installed" meets
-// "install" and "assertion" meets "assert": plurals, -ed, -ing, and -ion
-// after t or ss. The root keeps at least 3 letters (4 before -ed and -ing:
-// "string" stays).
-func wordRoot(w string) string {
-	has := func(suf string, keep int) bool { return strings.HasSuffix(w, suf) && len(w)-len(suf) >= keep }
-	switch {
-	case has("ies", 3):
-		w = w[:len(w)-3] + "y"
-	case has("sses", 3), has("ches", 3), has("shes", 3), has("xes", 2), has("zzes", 2):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-	case has("s", 3):
-		w = w[:len(w)-1]
+	m := rank.NewMatcher(it)
+	return &dirMatcher{
+		m: m, st: rank.NewStats(m),
+		buckets: make([]matchHeap, m.N()),
+		combos:  map[uint32]int64{}, unseen: map[uint32]int64{},
 	}
-	switch {
-	case has("ation", 4):
-		w = w[:len(w)-5]
-	case has("tion", 4), has("ssion", 4):
-		w = w[:len(w)-3]
-	case has("ed", 4) && !strings.HasSuffix(w, "eed"):
-		w = w[:len(w)-2]
-	case has("ing", 4):
-		w = w[:len(w)-3]
-	default:
-		return w
-	}
-	// A doubled last consonant ("formatt", "runn") is single in the root.
-	if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-		w = w[:n-1]
-	}
-	return w
-}
-
-// lower writes the lower-case form of p into m.low.
-func (m *dirMatcher) lower(p []byte) []byte {
-	m.low = m.low[:0]
-	for _, c := range p {
-		if c >= utf8.RuneSelf {
-			m.low = bytes.ToLower(p)
-			return m.low
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		m.low = append(m.low, c)
-	}
-	return m.low
 }
 
 // offer scores one entry, counting the words it holds, and keeps it among
@@ -223,45 +139,22 @@ func (m *dirMatcher) lower(p []byte) []byte {
 // but not kept.
 func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
 	m.entries++
-	low := m.lower(e.path)
-	name, dir := low, low[:0]
-	if i := bytes.LastIndexByte(low, '/'); i >= 0 {
-		name, dir = low[i+1:], low[:i]
+	name, dir := e.path, e.path[:0]
+	if i := bytes.LastIndexByte(e.path, '/'); i >= 0 {
+		name, dir = e.path[i+1:], e.path[:i]
 	}
-	raw := 0
-	var anyMask, strongMask uint32
-	for i := range m.words {
-		w := &m.words[i]
-		var h uint8
-		switch {
-		case bytes.Contains(name, w.rootB):
-			h = hitNameRoot
-		case bytes.Contains(dir, w.rootB):
-			h = hitDirRoot
-		case w.stemB != nil && bytes.Contains(name, w.stemB):
-			h = hitNameStem
-		case w.stemB != nil && bytes.Contains(dir, w.stemB):
-			h = hitDirStem
-		}
-		if h == hitNameRoot || h == hitDirRoot {
-			w.strong++
-			strongMask |= 1 << i
-		} else if h != 0 {
-			w.weak++
-		}
-		if h != 0 {
-			anyMask |= 1 << i
-		}
-		m.hits[i] = h
-		raw += hitValue[h]
+	nameLv, dirLv := m.m.Levels(name), m.m.Levels(dir)
+	if i := bytes.IndexByte(name, '.'); i > 0 && nameLv != 0 {
+		// Without its extension, a name may be a word exactly: "malloc"
+		// in "malloc.go".
+		nameLv = nameLv.Merge(m.m.Levels(name[:i]))
 	}
-	if raw == 0 {
+	lv := nameLv.Merge(dirLv)
+	m.st.Add(lv)
+	if lv == 0 {
 		return
 	}
-	if strongMask != 0 {
-		m.strong++
-	}
-	key := anyMask<<16 | strongMask
+	key := lv.Words(rank.Part)
 	unseen := e.cut || shown.has(e.line)
 	switch _, ok := m.combos[key]; {
 	case ok || len(m.combos) < maxMatchCombos:
@@ -278,17 +171,15 @@ func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
 	if unseen {
 		return
 	}
+	raw := 2*nameLv.Sum() + dirLv.Sum()
 	var x *dirMatch
-	for i, h := range m.hits {
-		if h == 0 {
-			continue
-		}
-		b := &m.buckets[i]
+	for set := key; set != 0; set &= set - 1 {
+		b := &m.buckets[bits.TrailingZeros32(set)]
 		if len(*b) >= maxIntentPerWord && !matchWorse((*b)[0], raw, e.depth, e.line) {
 			continue
 		}
 		if x == nil {
-			x = &dirMatch{at: lineAt{e.line, e.off}, depth: e.depth, hits: append([]uint8(nil), m.hits...), raw: raw}
+			x = &dirMatch{at: lineAt{e.line, e.off}, depth: e.depth, name: nameLv, dir: dirLv, raw: raw}
 			ctx := e.ctx
 			if len(ctx) > maxIntentContext {
 				ctx = ctx[len(ctx)-maxIntentContext:]
@@ -332,14 +223,10 @@ func (h *matchHeap) Pop() interface{} {
 	return x
 }
 
-// idf weighs a word that df of the n entries hold: near zero when all do.
-func idf(df, n int64) float64 {
-	return math.Log(1 + (float64(n-df)+0.5)/(float64(df)+0.5))
-}
-
-// ranked returns the candidates, best first: each word's level weighted
-// by the rarity of what matched (the root, or only the stem), summed;
-// those far below the best are left out.
+// ranked returns the candidates, best first: scored by rank.Fields, the
+// entry's name as its name field and the directories above it as its head,
+// each word weighted by its rarity among the entries; those far below the
+// best are left out.
 func (m *dirMatcher) ranked() []*dirMatch {
 	seen := map[*dirMatch]bool{}
 	var out []*dirMatch
@@ -349,16 +236,10 @@ func (m *dirMatcher) ranked() []*dirMatch {
 				continue
 			}
 			seen[x] = true
-			x.score = 0
-			for i, h := range x.hits {
-				w := m.words[i]
-				switch h {
-				case hitNameRoot, hitDirRoot:
-					x.score += float64(hitValue[h]) * idf(w.strong, m.entries)
-				case hitNameStem, hitDirStem:
-					x.score += float64(hitValue[h]) * idf(w.strong+w.weak, m.entries) / 2
-				}
-			}
+			t := rank.NewFields(m.m)
+			t.Add(x.name, rank.FieldName)
+			t.Add(x.dir, rank.FieldHead)
+			x.score = t.Score(m.st, 1, 1)
 			out = append(out, x)
 		}
 	}
@@ -491,39 +372,41 @@ func (v *dirView) intentLines(m *dirMatcher, room int) ([]string, map[int64]bool
 // wordList names the words the listing holds, rarest first.
 func (m *dirMatcher) wordList() string {
 	var ws []string
-	for _, w := range m.held() {
-		ws = append(ws, w.word)
+	for _, i := range m.held() {
+		ws = append(ws, m.m.Intent().Words[i].Text)
 	}
 	return strings.Join(ws, ", ")
 }
 
 // held returns the words that tell entries apart, the rarest first: those
-// whose root some entry holds (or when none does, whose stem some entry
-// holds), but at most half the entries do.
-func (m *dirMatcher) held() []dirWord {
-	var ws []dirWord
-	for _, w := range m.words {
-		if m.telling(w) {
-			ws = append(ws, w)
+// some entry holds, but at most half the entries do.
+func (m *dirMatcher) held() []int {
+	var ws []int
+	for i := range m.m.N() {
+		if m.telling(i) {
+			ws = append(ws, i)
 		}
 	}
 	sort.SliceStable(ws, func(i, j int) bool { return m.df(ws[i]) < m.df(ws[j]) })
 	return ws
 }
 
-// df is how many entries hold a word: its root, or when no entry holds any
-// word's root, its stem.
-func (m *dirMatcher) df(w dirWord) int64 {
-	if m.strong > 0 {
-		return w.strong
+// least is the level word i is counted at: whole or in another form,
+// unless no entry holds it so.
+func (m *dirMatcher) least(i int) rank.Level {
+	if m.st.DF(i, rank.Form) > 0 {
+		return rank.Form
 	}
-	return w.strong + w.weak
+	return rank.Part
 }
 
-// telling reports whether a word tells entries apart: some hold it, at
+// df is how many entries hold word i at the level it is counted at.
+func (m *dirMatcher) df(i int) int64 { return m.st.DF(i, m.least(i)) }
+
+// telling reports whether word i tells entries apart: some hold it, at
 // most half do.
-func (m *dirMatcher) telling(w dirWord) bool {
-	df := m.df(w)
+func (m *dirMatcher) telling(i int) bool {
+	df := m.df(i)
 	return df > 0 && df*2 <= m.entries
 }
 
@@ -531,17 +414,13 @@ func (m *dirMatcher) telling(w dirWord) bool {
 // them are unseen (shown by the excerpts, or cut).
 func (m *dirMatcher) matched() (n, unseen int64) {
 	var mask uint32
-	for i, w := range m.words {
-		if m.telling(w) {
+	for i := range m.m.N() {
+		if m.telling(i) {
 			mask |= 1 << i
 		}
 	}
-	shift := 16
-	if m.strong > 0 {
-		shift = 0
-	}
 	for k, c := range m.combos {
-		if (k>>shift)&0xffff&mask != 0 {
+		if k&mask != 0 {
 			n += c
 			unseen += m.unseen[k]
 		}
@@ -549,15 +428,16 @@ func (m *dirMatcher) matched() (n, unseen int64) {
 	return n + m.overflow, unseen + m.unseenOv
 }
 
-// grepPattern searches the listing for the words held: their roots, or
-// their stems when no root is held.
+// grepPattern searches the listing for the words held: their stems, or
+// their first letters when none is held whole or in another form.
 func (m *dirMatcher) grepPattern() string {
 	var alts []string
-	for _, w := range m.held() {
-		if m.strong > 0 {
-			alts = append(alts, regexp.QuoteMeta(w.root))
+	for _, i := range m.held() {
+		w := m.m.Intent().Words[i]
+		if m.least(i) == rank.Form {
+			alts = append(alts, regexp.QuoteMeta(w.Stem))
 		} else {
-			alts = append(alts, regexp.QuoteMeta(w.stem))
+			alts = append(alts, regexp.QuoteMeta(w.Prefix))
 		}
 	}
 	return strings.Join(alts, "|")

@@ -255,14 +255,14 @@ func TestDirIntentRarity(t *testing.T) {
 func TestDirIntentWords(t *testing.T) {
 	for _, c := range []struct {
 		args string
-		want []string // the roots searched for; nil for no matcher
+		want []string // the words searched for; nil for no matcher
 	}{
 		{`{"description": "List all files in the project tree"}`, nil},
 		{`{"description": "List files in the current directory"}`, nil},
 		{`{"description": "Explore the repository structure, including hidden files and permissions"}`, nil},
 		{`{"command": "ls -lR /usr/local/go/src/net", "description": "List net and its subdirectories with sizes, to find cookiejar's files"}`, []string{"cookiejar"}},
-		{`{"command": "tree -a .", "description": "Show the project tree, to find where jest formats assertion errors"}`, []string{"jest", "format", "assert", "error"}},
-		{`{"intent": "Check that libssl and libcrypto 3 are installed"}`, []string{"libssl", "libcrypto", "install"}},
+		{`{"command": "tree -a .", "description": "Show the project tree, to find where jest formats assertion errors"}`, []string{"jest", "formats", "assertion", "errors"}},
+		{`{"intent": "Check that libssl and libcrypto 3 are installed"}`, []string{"libssl", "libcrypto", "installed"}},
 		{`{"path": "src", "intent": "the source of the tokenizer"}`, []string{"source", "tokenizer"}},
 		{`{"command": "find . -type f -name '*.go'", "description": "Find the type checker"}`, []string{"type", "checker"}},
 		{`{}`, nil},
@@ -270,42 +270,12 @@ func TestDirIntentWords(t *testing.T) {
 		m := newDirMatcher(&Input{Args: json.RawMessage(c.args)})
 		var got []string
 		if m != nil {
-			for _, w := range m.words {
-				got = append(got, w.root)
+			for _, w := range m.m.Intent().Words {
+				got = append(got, w.Text)
 			}
 		}
 		if strings.Join(got, ",") != strings.Join(c.want, ",") {
 			t.Errorf("%s: words %q, want %q", c.args, got, c.want)
-		}
-	}
-}
-
-func TestWordRoot(t *testing.T) {
-	for _, c := range []struct{ word, root string }{
-		{"formats", "format"},
-		{"errors", "error"},
-		{"assertion", "assert"},
-		{"installed", "install"},
-		{"implemented", "implement"},
-		{"implementation", "implement"},
-		{"directories", "directory"},
-		{"classes", "class"},
-		{"matches", "match"},
-		{"formatting", "format"},
-		{"running", "run"},
-		{"logging", "log"},
-		{"string", "string"},
-		{"status", "status"},
-		{"analysis", "analysis"},
-		{"compression", "compress"},
-		{"version", "version"},
-		{"proxy", "proxy"},
-		{"uses", "use"},
-		{"needed", "need"},
-		{"seed", "seed"},
-	} {
-		if got := wordRoot(c.word); got != c.root {
-			t.Errorf("wordRoot(%q) = %q, want %q", c.word, got, c.root)
 		}
 	}
 }

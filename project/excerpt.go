@@ -19,6 +19,7 @@ type excerpt struct {
 	offs     []int64  // offs[i] is where lines[i] starts; offs[len] == to
 	cutStart bool     // from is inside a line
 	cutEnd   bool     // to is inside a line
+	headed   bool     // it opens with what matters (a heading): trimmed from its end
 }
 
 func (x excerpt) empty() bool { return len(x.lines) == 0 }
@@ -499,7 +500,7 @@ func trimLargest(xs []excerpt, size int64) bool {
 		return false
 	}
 	x := &xs[best]
-	if x.from == 0 && x.to < size {
+	if x.from == 0 && x.to < size || x.headed && len(x.lines) > 1 {
 		x.lines = x.lines[:len(x.lines)-1]
 		x.offs = x.offs[:len(x.offs)-1]
 		x.to = x.offs[len(x.offs)-1]

@@ -48,6 +48,10 @@ const (
 // arguments say what it is after (a line range, a symbol, a pattern, an
 // intent), that region whole with a short head for orientation.
 func projectFile(ctx context.Context, in *Input) (Output, error) {
+	// A test report read as a file (JUnit XML, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindFile); ok || err != nil {
+		return out, err
+	}
 	v, err := newFileView(in)
 	if err != nil {
 		return Output{}, err
@@ -68,6 +72,9 @@ type fileView struct {
 	args fileArgs
 	defs *defFinder
 	l    layout
+	// bundle tracks the regions of a bundle of files that the intent's
+	// paths name (see bundle.go); nil without an intent or paths.
+	bundle *bundleRegions
 }
 
 func newFileView(in *Input) (*fileView, error) {
@@ -135,6 +142,18 @@ func (v *fileView) project(ctx context.Context) (Output, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return Output{}, err
+	}
+	// A document (no source language) is shown by its sections, unless
+	// the read asked for lines, a symbol or a pattern (document.go).
+	if a := v.args; (v.defs.lang == nil || v.defs.lang == langMd) && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "" {
+		if df, ok, err := sniffDocument(e, a.path); err != nil {
+			return Output{}, err
+		} else if ok {
+			out, ok, err := documentView(ctx, e, v.l, df, a.intent, v.nb.on, fileHeadShare)
+			if err != nil || ok && v.in.Counter.Count(out.Text) <= v.in.Budget {
+				return out, err
+			}
+		}
 	}
 	f, err := v.focus(ctx)
 	if err != nil {

@@ -79,7 +79,20 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 	if len(it.Words) == 0 {
 		return nil, nil
 	}
-	m := rank.NewMatcher(it)
+	// Paths the intent names select the regions of a bundle they head;
+	// what else it says ranks what is in them.
+	scored := it
+	if len(it.Paths) > 0 {
+		head, err := v.e.doc.ReadRange(0, bundleHeadBytes)
+		if err != nil {
+			return nil, err
+		}
+		if ok, diff := isBundle(head); ok {
+			v.bundle = newBundleRegions(it)
+			scored = bundleScoring(it, diff)
+		}
+	}
+	m := rank.NewMatcher(scored)
 	n := m.N()
 	st, lines, err := v.intentLines(ctx, m)
 	if err != nil {
@@ -146,6 +159,13 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 	if len(also) > 0 {
 		f.note += "; also matching: " + strings.Join(also, ", ")
 	}
+	at := best.line
+	if f.near != nil {
+		at = f.near.line
+	}
+	if p := v.bundle.at(at); p != "" {
+		f.note += "; in the part headed by " + fileClip(p, 80)
+	}
 	f.note += "]"
 	f.regions = normRegions(f.regions)
 	return f, nil
@@ -182,24 +202,31 @@ func (v *fileView) defHead(d *srcDef) focusRegion {
 // and returns the best lines, best first.
 func (v *fileView) intentLines(ctx context.Context, m *rank.Matcher) (*rank.Stats, []lineCand, error) {
 	st := rank.NewStats(m)
-	sets := map[rank.Levels][]int64{}
+	// The lines of each set of levels: in the regions of a bundle the
+	// intent names (named), and anywhere.
+	sets, named := map[rank.Levels][]int64{}, map[rank.Levels][]int64{}
 	s := newLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
 	for s.Scan() {
 		t := s.text
 		if v.nb.on {
 			t = stripNumber(t)
 		}
+		in := v.bundle.line(s.line, t)
 		lv := m.Levels(t)
 		st.Add(lv)
 		if lv == 0 {
 			continue
 		}
-		if ls, ok := sets[lv]; ok && len(ls) < linesPerSet || !ok && len(sets) < maxLevelSets {
-			sets[lv] = append(ls, s.line)
+		keepLine(sets, lv, s.line)
+		if in {
+			keepLine(named, lv, s.line)
 		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, nil, err
+	}
+	if v.bundle.found() {
+		sets = named
 	}
 	var out []lineCand
 	for lv, ls := range sets {
@@ -218,6 +245,14 @@ func (v *fileView) intentLines(ctx context.Context, m *rank.Matcher) (*rank.Stat
 		out = out[:maxIntentLines]
 	}
 	return st, out, nil
+}
+
+// keepLine keeps a line among those of its set of levels, while the sets
+// and the lines of each are within their bounds.
+func keepLine(sets map[rank.Levels][]int64, lv rank.Levels, line int64) {
+	if ls, ok := sets[lv]; ok && len(ls) < linesPerSet || !ok && len(sets) < maxLevelSets {
+		sets[lv] = append(ls, line)
+	}
 }
 
 // intentDefs returns the definitions that best match the intent: the best
@@ -254,6 +289,9 @@ func (v *fileView) rankDefs(ctx context.Context, m *rank.Matcher, st *rank.Stats
 				}
 				before[i] = r
 			}
+		}
+		if v.bundle.found() && v.bundle.at(d.line) == "" {
+			return // in a part of the bundle the intent does not name
 		}
 		c := defCand{d: d, name: nameLevels(m, d), sig: m.Levels([]byte(d.text))}
 		if c.name == 0 && c.sig == 0 {

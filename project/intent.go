@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode"
 )
 
 // Intent: what a call's arguments say the agent is looking for. A read's
@@ -66,57 +65,4 @@ func IntentOf(raw json.RawMessage) string { return intentOf(raw) }
 // intentOf returns the intent a call's arguments carry, or "".
 func intentOf(raw json.RawMessage) string {
 	return normArgs(raw).str(intentKeys...)
-}
-
-// stopWords are left out of an intent's words.
-var stopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "where": true, "why": true,
-	"when": true, "are": true, "does": true, "this": true, "that": true, "from": true, "which": true, "into": true,
-	"about": true, "find": true, "look": true, "see": true, "check": true, "read": true, "file": true, "code": true,
-	"function": true, "method": true, "class": true, "understand": true, "there": true, "their": true, "its": true,
-	"not": true, "can": true, "should": true, "would": true, "will": true, "was": true, "were": true, "has": true,
-	"have": true, "why's": true, "is": true, "it": true, "of": true, "to": true, "in": true, "on": true, "be": true,
-}
-
-// intentWord is one word of an intent: whole, and its stem (at most its
-// first 4 letters, so that "connections" meets "conn").
-type intentWord struct{ word, stem string }
-
-// intentWords splits an intent into its lower-case words, without stop
-// words and words under 3 letters.
-func intentWords(s string) []intentWord {
-	var out []intentWord
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }) {
-		if len(w) < 3 || stopWords[w] || seen[w] {
-			continue
-		}
-		seen[w] = true
-		stem := w
-		if len(stem) > 4 {
-			stem = stem[:4]
-		}
-		out = append(out, intentWord{w, stem})
-	}
-	if len(out) > 12 {
-		out = out[:12]
-	}
-	return out
-}
-
-// intentScore scores a lower-case text against the words: 4 for each word
-// it holds whole, 2 for each it holds only the stem of; n counts the words
-// met either way.
-func intentScore(low string, words []intentWord) (score, n int) {
-	for _, w := range words {
-		switch {
-		case strings.Contains(low, w.word):
-			score += 4
-			n++
-		case strings.Contains(low, w.stem):
-			score += 2
-			n++
-		}
-	}
-	return score, n
 }

@@ -37,6 +37,10 @@ func init() {
 // read (see json_sample.go). A document that is not valid JSON is shown as
 // text, with the place of the error named.
 func projectJSON(ctx context.Context, in *Input) (Output, error) {
+	// A test runner's JSON report (jest --json, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindJSON); ok || err != nil {
+		return out, err
+	}
 	p, err := scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(intentOf(in.Args)))
 	if err != nil {
 		return Output{}, err

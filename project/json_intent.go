@@ -5,29 +5,34 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/jsonscan"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // Intent in a JSON document. When the call says what it is after (see
-// intentOf), the pass matches the intent's words against every key and
-// every scalar value, case-insensitively and as substrings (so that
-// "httptrace" meets "net/http/httptrace" and "circus" meets
-// "node_modules/jest-circus"). A match counts for the container that holds
-// it: the members of an object and the elements of an array make their
-// container a candidate, and a key whose value is a container makes that
-// container one (the key names it). The pass keeps the best candidates in
-// a bounded pool; the view shows the best of them first, each with its
-// pointer, before the outline.
+// intentOf), the pass matches the intent (rank.Parse) against every key and
+// every scalar value with the shared matcher (rank.Matcher): a word is met
+// exactly, whole, in another form or in part, inside the identifiers of a
+// key or value (so that "httptrace" meets "net/http/httptrace" and
+// "circus" meets "node_modules/jest-circus"), and a compound name the
+// intent writes ("core-js", "@types/node") only where it is not part of a
+// longer one. A match counts for the container that holds it: the members
+// of an object and the elements of an array make their container a
+// candidate, and a key whose value is a container makes that container one
+// (the key names it). The pass keeps the best candidates in a bounded pool;
+// the view shows the best of them first, each with its pointer, before the
+// outline.
 //
-// Scores weigh each word by how rare it is in the document (a word met in
-// every object says little), count a word met whole twice one met by its
-// stem only, and count the words of a container's own key twice.
+// Scores are rank.Stats scores: each word weighs by how rare it is among
+// the document's keys and values (a word met in every object says little)
+// and by its level (the package the intent names exactly outranks those
+// whose names merely hold it), and the words of a container's own key
+// count twice.
 
 const (
 	// hitMembers is how many matching members of one container a
@@ -54,99 +59,14 @@ const (
 	hitLabels     = 2
 )
 
-// jsonMatcher finds an intent's words in the bytes of keys and values.
-type jsonMatcher struct {
-	words []intentWord
-	// pair maps the classes of two bytes in a row (see byteClass) to the
-	// words whose stem starts with bytes of those classes, as a bit set:
-	// a table small enough to stay in the nearest cache.
-	pair [64 * 64]uint16
-}
-
-// byteClass folds a byte to one of 64 classes: each ASCII letter in
-// either case, each digit and '_' has its own; other bytes share a few.
-var byteClass = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c >= 'a' && c <= 'z':
-			t[c] = uint8(1 + c - 'a')
-		case c >= 'A' && c <= 'Z':
-			t[c] = uint8(1 + c - 'A')
-		case c >= '0' && c <= '9':
-			t[c] = uint8(27 + c - '0')
-		case c == '_':
-			t[c] = 37
-		case c >= 0x80:
-			t[c] = uint8(38 + c%26)
-		}
-	}
-	return t
-}()
-
-// newJSONMatcher returns a matcher for an intent, or nil when it has no
-// words.
-func newJSONMatcher(intent string) *jsonMatcher {
-	words := intentWords(intent)
-	if len(words) == 0 {
+// newJSONMatcher returns a matcher for an intent, or nil when it names
+// nothing to look for.
+func newJSONMatcher(intent string) *rank.Matcher {
+	it := rank.Parse(intent)
+	if it.Empty() {
 		return nil
 	}
-	if len(words) > 16 {
-		words = words[:16]
-	}
-	m := &jsonMatcher{words: words}
-	for i, w := range words {
-		m.pair[int(byteClass[w.stem[0]])<<6|int(byteClass[w.stem[1]])] |= 1 << i
-	}
-	return m
-}
-
-// match returns the words b holds whole and those it holds at least the
-// stem of, as bit sets (whole is a subset of stem).
-func (m *jsonMatcher) match(b []byte) (whole, stem uint16) {
-	all := uint16(1)<<len(m.words) - 1
-	if len(b) < 2 {
-		return 0, 0
-	}
-	prev := int(byteClass[b[0]])
-	for i := 1; i < len(b); i++ {
-		cur := int(byteClass[b[i]])
-		set := m.pair[prev<<6|cur] &^ whole
-		prev = cur
-		for set != 0 {
-			w := bits.TrailingZeros16(set)
-			set &^= 1 << w
-			word := m.words[w]
-			if !hasFold(b[i-1:], word.stem) {
-				continue
-			}
-			stem |= 1 << w
-			if hasFold(b[i-1:], word.word) {
-				whole |= 1 << w
-				if whole == all {
-					return whole, stem
-				}
-			}
-		}
-	}
-	return whole, stem
-}
-
-// hasFold reports whether b begins with the lower-case word s, ASCII
-// letters compared without case.
-func hasFold(b []byte, s string) bool {
-	if len(b) < len(s) {
-		return false
-	}
-	for j := 0; j < len(s); j++ {
-		c := b[j]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[j] {
-			return false
-		}
-	}
-	return true
+	return rank.NewMatcher(it)
 }
 
 // hitMember is a member (or element) of a candidate that matches.
@@ -156,19 +76,17 @@ type hitMember struct {
 	index      int64
 	kind       jsonscan.Kind
 	start, end int64 // its value
-	whole      uint16
-	stem       uint16
+	lv         rank.Levels
 }
 
 // hitAcc gathers the matches of one open container.
 type hitAcc struct {
-	whole, stem uint16 // words met by its key and its members
-	own         uint16 // words its own key holds (whole or stem)
-	ownWhole    uint16
-	best        int // the strongest match of its key and members
-	n           int // matching members
-	members     [hitMembers]hitMember
-	kept        int
+	lv      rank.Levels // words and keys met by its key and its members
+	own     rank.Levels // those its own key holds
+	best    int         // the strongest match of its key and members
+	n       int         // matching members
+	members [hitMembers]hitMember
+	kept    int
 }
 
 // jsonHit is a candidate: a container with matches.
@@ -183,16 +101,16 @@ type jsonHit struct {
 	gpath      string // its path with array indexes merged
 	// in names the elements around it, nearest first, each by its
 	// depth (the length of its pointer) and its first short string.
-	in       []hitLabel
-	whole    uint16
-	stem     uint16
-	own      uint16
-	ownWhole uint16
-	best     int
-	n        int
-	depth    int
-	members  []hitMember
-	score    int
+	in      []hitLabel
+	lv      rank.Levels
+	own     rank.Levels
+	best    int
+	n       int
+	depth   int
+	members []hitMember
+	// score is its intent score; tie orders equal scores (see tieBreak).
+	score float64
+	tie   int
 }
 
 // hitLabel names an element around a match.
@@ -204,42 +122,48 @@ type hitLabel struct {
 
 // intentState is the pass's intent matching state.
 type intentState struct {
-	m    *jsonMatcher
-	df   [16]int64 // keys and values each word met
-	seen int64     // keys and values read
+	m *rank.Matcher
+	// st counts the keys and values read that hold each word.
+	st   *rank.Stats
 	pool []*jsonHit
-	// floor is the weakest score kept at the last trim of the pool.
-	floor int
-	free  []*hitAcc
+	// floor is the weakest candidate kept at the last trim of the pool:
+	// its score and tie-break.
+	floor    float64
+	floorTie int
+	free     []*hitAcc
 }
 
 // matchToken matches the text of a key or scalar value and counts it;
 // tight says how much of the text the words met whole make up, from 0
 // (none) to 8 (all): "crypto/sha256" is a tighter match of "crypto
 // sha256" than "crypto/internal/fips140/sha256".
-func (p *jsonPass) matchToken(t jsonscan.Token) (whole, stem uint16, tight uint8, err error) {
+func (p *jsonPass) matchToken(t jsonscan.Token) (lv rank.Levels, tight uint8, err error) {
 	is := p.intent
 	raw, err := p.s.Bytes(t.Start, t.End, hitMatchBytes)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, err
 	}
-	is.seen++
-	whole, stem = is.m.match(raw)
-	for set := stem; set != 0; set &= set - 1 {
-		is.df[bits.TrailingZeros16(set)]++
+	lv = is.m.Levels(raw)
+	is.st.Add(lv)
+	if lv == 0 {
+		return 0, 0, nil
 	}
-	if whole != 0 {
-		n := 0
-		for set := whole; set != 0; set &= set - 1 {
-			n += len(is.m.words[bits.TrailingZeros16(set)].word)
+	n := 0
+	for i, w := range is.m.Intent().Words {
+		if lv.At(i) >= rank.Whole {
+			n += len(w.Text)
 		}
-		text := len(raw)
-		if t.Kind == jsonscan.String || t.Kind == jsonscan.Key {
-			text -= 2
-		}
-		tight = uint8(min(8, n*8/max(text, 1)))
 	}
-	return whole, stem, tight, nil
+	for i, k := range is.m.Intent().Keys {
+		if lv.Key(i) {
+			n += len(k)
+		}
+	}
+	text := len(raw)
+	if t.Kind == jsonscan.String || t.Kind == jsonscan.Key {
+		text -= 2
+	}
+	return lv, uint8(min(8, n*8/max(text, 1))), nil
 }
 
 // acc returns the frame's match state, making it.
@@ -260,17 +184,16 @@ func (p *jsonPass) acc(f *frame) *hitAcc {
 // intentMember notes a scalar member (with its key) or element of the
 // innermost container that matches. (A key whose value is a container
 // counts for that container: see intentOpen.)
-func (p *jsonPass) intentMember(f *frame, t jsonscan.Token, idx int64, whole, stem uint16, strength int) {
+func (p *jsonPass) intentMember(f *frame, t jsonscan.Token, idx int64, lv rank.Levels, strength int) {
 	a := p.acc(f)
-	a.whole |= whole
-	a.stem |= stem
+	a.lv = a.lv.Merge(lv)
 	a.best = max(a.best, strength)
 	a.n++
 	ks, ke := int64(-1), int64(-1)
 	if f.obj {
 		ks, ke = f.keyStart, f.keyEnd
 	}
-	m := hitMember{keyStart: ks, keyEnd: ke, index: idx, kind: t.Kind, start: t.Start, end: t.End, whole: whole, stem: stem}
+	m := hitMember{keyStart: ks, keyEnd: ke, index: idx, kind: t.Kind, start: t.Start, end: t.End, lv: lv}
 	if a.kept < hitMembers {
 		a.members[a.kept] = m
 		a.kept++
@@ -290,78 +213,77 @@ func (p *jsonPass) intentMember(f *frame, t jsonscan.Token, idx int64, whole, st
 	}
 }
 
-// strength ranks the members of one container: by the words they hold
-// whole, then by those they hold the stem of.
-func (m hitMember) strength() int {
-	return bits.OnesCount16(m.whole)*16 + bits.OnesCount16(m.stem)
-}
+// strength ranks the members of one container: by the levels of the words
+// they hold and the keys they hold whole.
+func (m hitMember) strength() int { return m.lv.Sum() }
 
 // intentScalar matches a scalar value (and its key) of the innermost
 // container.
 func (p *jsonPass) intentScalar(f *frame, t jsonscan.Token, idx int64) error {
-	var whole, stem uint16
+	var lv rank.Levels
 	strength := 0
 	if t.Kind == jsonscan.String || t.Kind == jsonscan.Number {
 		var tight uint8
 		var err error
-		if whole, stem, tight, err = p.matchToken(t); err != nil {
+		if lv, tight, err = p.matchToken(t); err != nil {
 			return err
 		}
-		strength = matchStrength(whole, tight)
+		strength = matchStrength(lv, tight)
 	}
 	if f.obj {
-		whole |= f.keyWhole
-		stem |= f.keyStem
-		strength = max(strength, matchStrength(f.keyWhole, f.keyTight))
+		lv = lv.Merge(f.keyLv)
+		strength = max(strength, matchStrength(f.keyLv, f.keyTight))
 	}
-	if stem != 0 && f.depth >= 0 {
-		p.intentMember(f, t, idx, whole, stem, strength)
+	if lv != 0 && f.depth >= 0 {
+		p.intentMember(f, t, idx, lv, strength)
 	}
 	return nil
 }
 
 // intentOpen starts the match state of a container whose key matched.
 func (p *jsonPass) intentOpen(parent, f *frame) {
-	if !parent.obj || parent.keyStem == 0 {
+	if !parent.obj || parent.keyLv == 0 {
 		return
 	}
 	a := p.acc(f)
-	a.own, a.ownWhole = parent.keyStem, parent.keyWhole
-	a.whole |= parent.keyWhole
-	a.stem |= parent.keyStem
-	a.best = matchStrength(parent.keyWhole, parent.keyTight)
+	a.own = parent.keyLv
+	a.lv = a.lv.Merge(parent.keyLv)
+	a.best = matchStrength(parent.keyLv, parent.keyTight)
 }
 
-// matchStrength ranks one key or value: by the words it holds whole, then
-// by how much of it they make up.
-func matchStrength(whole uint16, tight uint8) int {
-	return bits.OnesCount16(whole)*9 + int(tight)
+// matchStrength ranks one key or value: by the levels of what it holds,
+// then by how much of it they make up.
+func matchStrength(lv rank.Levels, tight uint8) int {
+	return lv.Sum()*9 + int(tight)
 }
 
-// score weighs a candidate's words by their rarity: a word met in one key
-// or value in 2^k weighs about k.
-func (is *intentState) score(whole, stem, own, ownWhole uint16, best, n, depth int) int {
-	s := 0
-	for set := stem; set != 0; set &= set - 1 {
-		w := bits.TrailingZeros16(set)
-		wt := 1 + bits.Len64(uint64(is.seen/(is.df[w]+1)))
-		k := 1
-		if whole&(1<<w) != 0 {
-			k = 2
-		}
-		s += wt * k
-		if own&(1<<w) != 0 {
-			k = 1
-			if ownWhole&(1<<w) != 0 {
-				k = 2
-			}
-			s += wt * k
-		}
+// score is a candidate's intent score: its words and keys weighed by their
+// rarity and level, those of its own key twice; an empty container says
+// little and scores half.
+func (is *intentState) score(lv, own rank.Levels, members int64) float64 {
+	s := is.st.Score(lv) + is.st.Score(own)
+	if members == 0 {
+		s /= 2
 	}
-	// Between equal sets of words: the part nearer the root (an entry
-	// itself rather than a mention of it inside another), then the
-	// strongest single match, then more matching members.
-	return s<<16 + (63-min(depth, 63))<<9 + min(best, 127)<<2 + min(n, 3)
+	return s
+}
+
+// tieBreak orders candidates of equal scores: the part nearer the root (an
+// entry itself rather than a mention of it inside another), then the
+// strongest single match, then more matching members.
+func tieBreak(best, n, depth int) int {
+	return (63-min(depth, 63))<<9 + min(best, 127)<<2 + min(n, 3)
+}
+
+// better orders candidates, best first.
+func (h *jsonHit) better(o *jsonHit) bool {
+	if h.score != o.score {
+		return h.score > o.score
+	}
+	if h.tie != o.tie {
+		return h.tie > o.tie
+	}
+	return h.start < o.start
 }
 
 // intentClose ends a container: a candidate when it matched.
@@ -376,11 +298,8 @@ func (p *jsonPass) intentClose(g *frame, end int64) error {
 	if g.depth < 0 || g.depth >= hitMaxDepth {
 		return nil
 	}
-	score := is.score(a.whole, a.stem, a.own, a.ownWhole, a.best, a.n, g.depth)
-	if g.n == 0 {
-		score /= 2 // an empty container says little
-	}
-	if len(is.pool) >= hitPool && score < is.floor {
+	score, tie := is.score(a.lv, a.own, g.n), tieBreak(a.best, a.n, g.depth)
+	if len(is.pool) >= hitPool && (score < is.floor || score == is.floor && tie <= is.floorTie) {
 		return nil
 	}
 	toks, gpath, ok, err := p.pathTokens(p.frames[:len(p.frames)-1])
@@ -388,7 +307,7 @@ func (p *jsonPass) intentClose(g *frame, end int64) error {
 		return err
 	}
 	h := &jsonHit{keyStart: -1, start: g.start, end: end, kind: jsonscan.BeginArray, count: g.n, toks: toks, gpath: gpath,
-		whole: a.whole, stem: a.stem, own: a.own, ownWhole: a.ownWhole, best: a.best, n: a.n, depth: g.depth, members: slices.Clone(a.members[:a.kept]), score: score}
+		lv: a.lv, own: a.own, best: a.best, n: a.n, depth: g.depth, members: slices.Clone(a.members[:a.kept]), score: score, tie: tie}
 	if g.obj {
 		h.kind = jsonscan.BeginObject
 	}
@@ -420,21 +339,21 @@ func (p *jsonPass) intentClose(g *frame, end int64) error {
 // keeps its best hitPool candidates.
 func (is *intentState) trim() {
 	for _, h := range is.pool {
-		h.score = is.score(h.whole, h.stem, h.own, h.ownWhole, h.best, h.n, h.depth)
-		if h.count == 0 {
-			h.score /= 2
-		}
+		h.score = is.score(h.lv, h.own, h.count)
 	}
 	slices.SortStableFunc(is.pool, func(a, b *jsonHit) int {
-		if a.score != b.score {
-			return b.score - a.score
+		switch {
+		case a.better(b):
+			return -1
+		case b.better(a):
+			return 1
 		}
-		return cmp.Compare(a.start, b.start)
+		return 0
 	})
 	if len(is.pool) > hitPool {
 		clear(is.pool[hitPool:])
 		is.pool = is.pool[:hitPool]
-		is.floor = is.pool[len(is.pool)-1].score
+		is.floor, is.floorTie = is.pool[len(is.pool)-1].score, is.pool[len(is.pool)-1].tie
 	}
 }
 
@@ -498,12 +417,12 @@ func (p *jsonPass) hits() []*jsonHit {
 	}
 	var out []*jsonHit
 	picked := map[string]int{}
-	best := -1
+	best := -1.0
 	for len(out) < hitShown*2 && len(pool) > 0 {
-		bi, bs := -1, -1
+		bi, bs := -1, -1.0
 		for i, h := range pool {
-			s := h.score >> min(picked[h.gpath], 8)
-			if s > bs {
+			s := h.score / float64(int(1)<<min(picked[h.gpath], 8))
+			if s > bs || bi >= 0 && s == bs && h.tie > pool[bi].tie {
 				bi, bs = i, s
 			}
 		}
@@ -523,9 +442,9 @@ func (p *jsonPass) hits() []*jsonHit {
 
 // intentTitle heads the matches in a view.
 func (v *jsonView) intentTitle() string {
-	words := make([]string, len(v.p.intent.m.words))
-	for i, w := range v.p.intent.m.words {
-		words[i] = w.word
+	var words []string
+	for _, w := range v.p.intent.m.Intent().Words {
+		words = append(words, w.Text)
 	}
 	if v.p.sampled {
 		return "parts that match the intent (" + strings.Join(words, ", ") + ") in the part read, best first:"

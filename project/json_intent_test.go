@@ -14,13 +14,17 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb/internal/jsonscan"
+	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/tokens"
 )
 
+// TestJSONMatcher checks what the shared matcher finds in the keys and
+// values of JSON documents: the words met whole (or exactly), and those met
+// at any level.
 func TestJSONMatcher(t *testing.T) {
 	for _, tc := range []struct {
 		intent, text string
-		whole, stem  []string // the words found whole, and by their stem
+		whole, any   []string // the words found whole, and at any level
 	}{
 		{"net/http/httptrace", `"net/http/httptrace"`, []string{"net", "http", "httptrace"}, []string{"net", "http", "httptrace"}},
 		{"httptrace", `"ImportPath": "net/http/HTTPTrace"`, []string{"httptrace"}, []string{"httptrace"}},
@@ -28,36 +32,36 @@ func TestJSONMatcher(t *testing.T) {
 		{"which jest-circus is locked", `"lockfileVersion"`, nil, []string{"locked"}},
 		{"connections", `"maxConnsPerHost"`, nil, []string{"connections"}},
 		{"connections", `"co"`, nil, nil},
-		{"reverse proxy", `"reverseproxy.go"`, []string{"reverse", "proxy"}, []string{"reverse", "proxy"}},
+		{"reverse proxy", `"reverseproxy.go"`, []string{"reverse", "proxy"}, []string{"reverse", "proxy"}}, // run together
 		{"version 6.1.1", `"6.1.1"`, nil, nil}, // "6", "1": words under 3 letters
 		{"istanbul", `"babel-plugin-istanbul"`, []string{"istanbul"}, []string{"istanbul"}},
-		{"istanbul", `"babel-plugin-istanbu"`, nil, []string{"istanbul"}},
+		{"istanbul", `"babel-plugin-istanbu"`, []string{"istanbul"}, []string{"istanbul"}}, // the word less a short ending
 		{"istanbul", `"i"`, nil, nil},
 		{"the and for", `"the and for"`, nil, nil},
 	} {
 		t.Run(tc.intent+"/"+tc.text, func(t *testing.T) {
 			m := newJSONMatcher(tc.intent)
 			if m == nil {
-				if tc.whole != nil || tc.stem != nil {
+				if tc.whole != nil || tc.any != nil {
 					t.Fatal("no matcher")
 				}
 				return
 			}
-			whole, stem := m.match([]byte(tc.text))
-			names := func(set uint16) []string {
+			lv := m.Levels([]byte(tc.text))
+			names := func(least rank.Level) []string {
 				var out []string
-				for i, w := range m.words {
-					if set&(1<<i) != 0 {
-						out = append(out, w.word)
+				for i, w := range m.Intent().Words {
+					if lv.At(i) >= least {
+						out = append(out, w.Text)
 					}
 				}
 				return out
 			}
-			if got := names(whole); !reflect.DeepEqual(got, tc.whole) {
+			if got := names(rank.Whole); !reflect.DeepEqual(got, tc.whole) {
 				t.Errorf("whole: got %q, want %q", got, tc.whole)
 			}
-			if got := names(stem); !reflect.DeepEqual(got, tc.stem) {
-				t.Errorf("stem: got %q, want %q", got, tc.stem)
+			if got := names(rank.Part); !reflect.DeepEqual(got, tc.any) {
+				t.Errorf("any level: got %q, want %q", got, tc.any)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/jsonscan"
+	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // The JSON projector reads a document once with the structural scanner of
@@ -149,11 +150,12 @@ type frame struct {
 	start    int64
 	self     *ochild // this container in its parent's record
 	depth    int
-	// keyWhole and keyStem are the intent's words the current member's
-	// key holds; hit gathers the container's matches (see json_intent.go).
-	keyWhole, keyStem uint16
-	keyTight          uint8
-	hit               *hitAcc
+	// keyLv is what the current member's key holds of the intent, keyTight
+	// how much of the key that is; hit gathers the container's matches
+	// (see json_intent.go).
+	keyLv    rank.Levels
+	keyTight uint8
+	hit      *hitAcc
 	// label is the span of an object's first short string value, which
 	// names the object in the context of a match inside it.
 	labelStart, labelEnd int64
@@ -191,7 +193,7 @@ type jsonPass struct {
 // hold the intent's words. A syntax error is returned in the pass, not as
 // an error; errors are read failures and the context's end. A document
 // larger than jsonSample.full is read only in part (see jsonSample).
-func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*jsonPass, error) {
+func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *rank.Matcher) (*jsonPass, error) {
 	limit := size
 	if size > jsonSample.full {
 		limit = min(jsonSample.head, size)
@@ -202,7 +204,7 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*
 		p.sampled, p.scanned = true, limit
 	}
 	if m != nil {
-		p.intent = &intentState{m: m}
+		p.intent = &intentState{m: m, st: rank.NewStats(m)}
 	}
 	p.s.Prefetch()
 	defer p.s.Close()
@@ -238,7 +240,7 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *jsonMatcher) (*
 			f := &p.frames[len(p.frames)-1]
 			f.keyStart, f.keyEnd = t.Start, t.End
 			if p.intent != nil {
-				if f.keyWhole, f.keyStem, f.keyTight, err = p.matchToken(t); err != nil {
+				if f.keyLv, f.keyTight, err = p.matchToken(t); err != nil {
 					return nil, err
 				}
 			}

@@ -437,18 +437,15 @@ func (s *logScan) addClassified(line []byte, ll logLine, off, num int64, b *drai
 	if sev >= sevWarn && ll.hit.spell != "" {
 		s.addSpell(sev, ll.hit.spell)
 	}
-	var mask uint32
-	if s.intent != nil {
-		mask = s.intent.match(line)
-	}
+	lv := s.intent.match(line)
 	var id int
 	if b != nil {
 		id = s.miner.AddBatched(s.groups.of(ll.hit), b, i, num)
 	} else {
 		id = s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
 	}
-	if mask != 0 {
-		s.intent.add(mask, id, occ)
+	if lv != 0 {
+		s.intent.add(lv, id, occ)
 	}
 	if id == drain.Other {
 		o := &s.others[sev]

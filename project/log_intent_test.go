@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -48,39 +49,44 @@ func lineOf(t testing.TB, b []byte, s string) int64 {
 func TestLogIntentWords(t *testing.T) {
 	for _, tt := range []struct {
 		intent string
-		want   []string // word/stem
+		want   []string
 	}{
-		{"when was redis-server installed and which version", []string{"redis/redi", "server/serv", "installed/inst", "version/vers"}},
-		{"when did the API return 502s", []string{"api/api", "return/retu", "502s/502"}},
-		{"Show the server log, to find why some price requests fail", []string{"server/serv", "some/some", "price/pric", "requests/requ", "fail/fail"}},
+		{"when was redis-server installed and which version", []string{"redis", "server", "installed", "version"}},
+		{"when did the API return 502s", []string{"api", "return", "502s"}},
+		{"Show the server log, to find why some price requests fail", []string{"server", "some", "price", "requests", "fail"}},
 		{"show the logs", nil},
 	} {
 		var got []string
-		for _, w := range logIntentWords(tt.intent) {
-			got = append(got, w.word+"/"+w.stem)
+		if it := newLogIntent(tt.intent); it != nil {
+			for _, w := range it.m.Intent().Words {
+				got = append(got, w.Text)
+			}
 		}
 		if !slices.Equal(got, tt.want) {
-			t.Errorf("logIntentWords(%q) = %q, want %q", tt.intent, got, tt.want)
+			t.Errorf("the words of %q = %q, want %q", tt.intent, got, tt.want)
 		}
 	}
 }
 
-func TestHasWordStart(t *testing.T) {
+// TestLogIntentMatch checks how log lines meet an intent's words: at the
+// start of a word or as a part of a name, not inside a longer number or
+// word; a short plural by its singular.
+func TestLogIntentMatch(t *testing.T) {
 	for _, tt := range []struct {
-		line, w string
-		want    bool
+		intent, line string
+		want         rank.Level // the level of the first word
 	}{
-		{"install redis-server:amd64", "server", true},
-		{"status installed universal-ctags", "vers", false},
-		{"upgrade version 2", "vers", true},
-		{`"get /api/orders/1502 http/1.1" 200`, "502", false},
-		{`"get /api/orders/15 http/1.1" 502 157`, "502", true},
-		{"502 at the start", "502", true},
-		{"subserver", "server", false},
-		{"subserver server", "server", true},
+		{"redis-server", "install redis-server:amd64", rank.Whole},
+		{"version", "status installed universal-ctags", rank.None},
+		{"version", "upgrade version 2", rank.Exact},
+		{"502s", `"get /api/orders/1502 http/1.1" 200`, rank.None},
+		{"502s", `"get /api/orders/15 http/1.1" 502 157`, rank.Form},
+		{"server", "subserver", rank.Part},
+		{"server", "subserver server", rank.Exact},
 	} {
-		if got := hasWordStart([]byte(tt.line), tt.w); got != tt.want {
-			t.Errorf("hasWordStart(%q, %q) = %v, want %v", tt.line, tt.w, got, tt.want)
+		it := newLogIntent(tt.intent)
+		if got := it.match([]byte(tt.line)).At(0); got != tt.want {
+			t.Errorf("%q in %q: level %d, want %d", tt.intent, tt.line, got, tt.want)
 		}
 	}
 }
@@ -135,7 +141,7 @@ func TestLogIntentShowsMatches(t *testing.T) {
 			t.Errorf("line %d %q is not shown with its timestamp:\n%s", n, line, out.Text)
 		}
 	}
-	if !strings.Contains(out.Text, `Lines that best match the intent ("frobd"`) || !strings.Contains(out.Text, "crumb grep ") {
+	if !strings.Contains(out.Text, `Lines that best match the intent ("frobd-server"`) || !strings.Contains(out.Text, "crumb grep ") {
 		t.Errorf("no line names the intent's matches and their search:\n%s", out.Text)
 	}
 	plain := projectLogArgs(t, b, 2000, `{"path": "/var/log/dpkg.log"}`)
@@ -180,8 +186,8 @@ func TestLogIntentBest(t *testing.T) {
 			t.Errorf("matches out of order: %.1f after %.1f", best[i].score, best[i-1].score)
 		}
 	}
-	if s.intent.whole[0] == 0 || s.intent.lines == 0 {
-		t.Errorf("no line counted for %q", s.intent.words[0].word)
+	if s.intent.st.DF(0, rank.Whole) == 0 || s.intent.st.Units() != s.lines {
+		t.Errorf("no line counted for %q, or %d of %d lines counted", s.intent.m.Intent().Words[0].Text, s.intent.st.Units(), s.lines)
 	}
 }
 

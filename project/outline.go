@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/crumb-dev/crumb/project/sections"
 )
 
 // A def is a definition found in a source file (a function, a type, a class)
@@ -482,15 +484,14 @@ const maxOpen = 32
 // scan finds definitions line by line with the language's patterns, in one
 // streaming pass.
 func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
+	if f.lang == langMd {
+		return f.scanHeadings(ctx, fn)
+	}
 	s := newLineScanner(ctx, f.in.Source, f.in.Source.Size(), maxOutlineLine)
 	var (
 		stack    []openDef
 		lastCode int64 // the last line that was neither blank nor a comment
 		docStart int64 // the first line of the comment block right above
-		fence    []byte
-		prev     []byte
-		prevLine int64
-		prevOK   bool // prev may be a setext heading's text
 	)
 	closeTo := func(indent int, end int64) {
 		for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
@@ -505,7 +506,6 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 			stack = append(stack, openDef{d, indent})
 		}
 	}
-	md := f.lang == langMd
 	for s.Scan() {
 		raw := s.text
 		if f.strip {
@@ -515,50 +515,6 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 		indent := srcIndent(raw[:len(raw)-len(t)])
 		t = bytes.TrimRight(t, " \t")
 		line := s.line
-		if md {
-			// Fenced code holds no headings.
-			if len(fence) > 0 {
-				if indent < 4 && bytes.HasPrefix(t, fence) {
-					fence = fence[:0]
-				}
-				prevOK = false
-				continue
-			}
-			if indent < 4 && (bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~"))) {
-				fence = append(fence[:0], t[:3]...)
-				prevOK = false
-				continue
-			}
-			level, text := 0, ""
-			if indent < 4 {
-				if n := atxLevel(t); n > 0 {
-					level, text = n, defText(bytes.Trim(bytes.TrimRight(t[n:], "# \t"), " \t"))
-					if text == "" {
-						level = 0
-					}
-				} else if prevOK && len(t) > 0 && (allOf(t, '=') || allOf(t, '-') && len(t) >= 2) {
-					level, text = 2, defText(prev)
-					if t[0] == '=' {
-						level = 1
-					}
-					line = prevLine
-				}
-			}
-			if level > 0 {
-				closeTo(level, line-1)
-				d := &srcDef{line: line, start: line, name: text, text: strings.Repeat("#", level) + " " + text, score: headingScore(level)}
-				push(d, level)
-				fn(d)
-				prevOK = false
-				continue
-			}
-			prevOK = len(t) > 0 && indent < 4 && !bytes.HasPrefix(t, []byte("- ")) && !bytes.HasPrefix(t, []byte("* ")) && t[0] != '|' && t[0] != '>'
-			if prevOK {
-				prev = append(prev[:0], t[:min(len(t), 200)]...)
-				prevLine = line
-			}
-			continue
-		}
 		if len(t) == 0 {
 			docStart = 0
 			continue
@@ -607,10 +563,26 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 		return err
 	}
 	last := lastCode
-	if md || last == 0 {
+	if last == 0 {
 		last = s.line
 	}
 	closeTo(-1, last)
+	return nil
+}
+
+// scanHeadings finds the headings of a Markdown document with the
+// document segmenter (package sections), in one streaming pass.
+func (f *defFinder) scanHeadings(ctx context.Context, fn func(*srcDef)) error {
+	e := &excerptor{in: f.in, doc: f.in.Doc(), total: f.total}
+	res, err := scanDocument(ctx, e, sections.Markdown, "", f.strip)
+	if err != nil {
+		return err
+	}
+	for _, h := range res.Sections {
+		text := defText([]byte(h.Heading))
+		fn(&srcDef{line: h.Line, start: h.Line, end: h.Last, name: text, score: headingScore(h.Level),
+			text: strings.Repeat("#", min(h.Level, 6)) + " " + text})
+	}
 	return nil
 }
 
@@ -655,26 +627,6 @@ func srcIndent(ws []byte) int {
 		}
 	}
 	return n
-}
-
-func atxLevel(t []byte) int {
-	n := 0
-	for n < len(t) && t[n] == '#' {
-		n++
-	}
-	if n == 0 || n > 6 || (n < len(t) && t[n] != ' ' && t[n] != '\t') {
-		return 0
-	}
-	return n
-}
-
-func allOf(t []byte, c byte) bool {
-	for _, b := range t {
-		if b != c {
-			return false
-		}
-	}
-	return true
 }
 
 func headingScore(level int) int {

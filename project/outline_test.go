@@ -203,16 +203,3 @@ func TestDetectNumbering(t *testing.T) {
 		t.Errorf("stripNumber = %q", got)
 	}
 }
-
-// TestIntentWords checks how an intent is split into words.
-func TestIntentWords(t *testing.T) {
-	got := intentWords("How are the idle connections closed on Shutdown? (idle)")
-	var words []string
-	for _, w := range got {
-		words = append(words, w.word+"/"+w.stem)
-	}
-	want := "idle/idle connections/conn closed/clos shutdown/shut"
-	if strings.Join(words, " ") != want {
-		t.Errorf("intentWords = %v, want %s", words, want)
-	}
-}

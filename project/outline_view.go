@@ -181,7 +181,7 @@ func (e *excerptor) renderOutline(o *outline, lg *srcLang, grep string, room int
 // read one (ex) and, when some are left out, how to list them all.
 func (e *excerptor) outlineHeading(lg *srcLang, grep string, n, total int, ex *srcDef, partial bool) string {
 	what := "definitions"
-	if lg == langMd {
+	if lg.closing == closeHeading {
 		what = "headings"
 	}
 	var b strings.Builder

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/crumb-dev/crumb/project/sections"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -22,6 +23,10 @@ const headShare = 0.4
 // lines from its head and, weighted more, from its tail, with the omitted
 // middle named in the header and where it sits.
 func projectText(ctx context.Context, in *Input) (Output, error) {
+	// A test report in plain text's clothes (go test -json, ...) is shown decoded.
+	if out, ok, err := projectTestReport(ctx, in, KindText); ok || err != nil {
+		return out, err
+	}
 	e, err := newExcerptor(in, false)
 	if err != nil {
 		return Output{}, err
@@ -32,6 +37,22 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 	}
 	if out, ok, err := projectSniffedText(ctx, in, s); ok {
 		return out, err
+	}
+	// A document is shown by its sections (document.go), the call may
+	// name the file it is; other text read for an intent, by the blocks
+	// of lines that best match it.
+	df, ok, err := sniffDocument(e, parseFileArgs(in.Args).path)
+	if err != nil {
+		return Output{}, err
+	}
+	intent := intentOf(in.Args)
+	if !ok && intent != "" {
+		df, ok = sections.Blocks, true
+	}
+	if ok {
+		if out, ok, err := documentView(ctx, e, layout{title: "text"}, df, intent, false, headShare); err != nil || ok && in.Counter.Count(out.Text) <= in.Budget {
+			return out, err
+		}
 	}
 	return e.headTail(ctx, layout{title: "text"})
 }

@@ -46,21 +46,35 @@ func (a *readAhead) ReadAt(p []byte, off int64) (int, error) {
 	for n < len(p) && off+int64(n) < a.size {
 		pos := off + int64(n)
 		idx := pos / a.chunk
-		c := a.get(idx)
-		if c == nil {
+		b, err := a.chunkBytes(idx)
+		if err != nil {
+			return n, err
+		}
+		if b == nil {
 			k, err := a.src.ReadAt(p[n:], pos)
 			return n + k, err
 		}
-		<-c.done
-		if c.err != nil && !(errors.Is(c.err, io.EOF) && len(c.buf) == int(min(a.chunk, a.size-idx*a.chunk))) {
-			return n, c.err
-		}
-		n += copy(p[n:], c.buf[pos-idx*a.chunk:])
+		n += copy(p[n:], b[pos-idx*a.chunk:])
 	}
 	if n < len(p) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// chunkBytes returns the bytes of chunk idx once read, without a copy:
+// they stay valid until a read of a later chunk. It returns nil, and no
+// error, when idx is behind the chunks ahead.
+func (a *readAhead) chunkBytes(idx int64) ([]byte, error) {
+	c := a.get(idx)
+	if c == nil {
+		return nil, nil
+	}
+	<-c.done
+	if c.err != nil && !(errors.Is(c.err, io.EOF) && len(c.buf) == int(min(a.chunk, a.size-idx*a.chunk))) {
+		return nil, c.err
+	}
+	return c.buf, nil
 }
 
 // get returns chunk idx, read or being read, after dropping the chunks

@@ -30,7 +30,18 @@ var chargeMu sync.Mutex
 // context (crumb read and grep, the MCP proxy's tools) charges it. A store
 // that is not a store.Annotator records nothing. Charging does not count as
 // a use of the result.
+//
+// A store that is a store.Tallier adds the figures in one step of its own,
+// which a crash may undo but never lets damage the record: a read pays for
+// no more than that.
 func Charge(ctx context.Context, st store.Store, ref store.Ref, tokens int) error {
+	if t, ok := st.(store.Tallier); ok {
+		err := t.Tally(ctx, ref, map[string]int64{AttrReadTokens: int64(max(0, tokens)), AttrReads: 1})
+		if err != nil {
+			return fmt.Errorf("recall: charging a read of %s: %w", ref, err)
+		}
+		return nil
+	}
 	a, ok := st.(store.Annotator)
 	if !ok {
 		return nil

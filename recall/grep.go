@@ -18,8 +18,7 @@ import (
 	"github.com/crumb-dev/crumb/store"
 )
 
-// grepBlock is how much is searched at once; matches are found in the block
-// with the regexp engine's own scanning and only then mapped to lines.
+// grepBlock bounds the part of a matching line read to show it.
 const grepBlock = 1 << 20
 
 // matchWindow is the most bytes of a matching line shown around the match.
@@ -58,17 +57,43 @@ type match struct {
 	end   int64 // offset past the line's newline
 }
 
-// scanner finds matching lines in order, from a starting offset.
+// scanner finds matching lines in order, from a starting offset. It scans
+// the result a chunk at a time, in the buffer the chunk was verified in
+// (nothing is copied but a line that crosses into the next chunk), and
+// takes line numbers from the result's line index where it has one, so
+// that newlines are counted only up to the matches.
 type scanner struct {
-	doc  *lines.Doc
-	src  io.ReaderAt // the doc's bytes, read ahead for the scan
-	re   *regexp.Regexp
-	lit  []byte // a literal every match holds, or nil
-	pos  int64  // next offset to search
-	line int64  // line number at pos
-	buf  []byte
-	// pending matches found in the current block
+	doc *lines.Doc
+	src io.ReaderAt // the doc's bytes, read ahead for the scan
+	re  *regexp.Regexp
+	lit *finder // a literal every match holds, or nil
+	// whole reports that lit is all of the pattern: a line matches when it
+	// holds lit, and the expression need not run.
+	whole bool
+	pos   int64 // next offset to search, a line start
+	line  int64 // line number at pos
+	// chunkNL[i] is the number of newlines before chunk i, when known;
+	// newlines is the number in all.
+	chunkNL  []int64
+	newlines int64
+	// cur holds chunk curIdx, when src is not a read-ahead.
+	cur    []byte
+	curIdx int64
+	// pending matches found in the current chunk
 	queue []match
+}
+
+// prefilter sets the scanner to look for the literal of its pattern
+// first: the pattern itself when it is a literal (the expression then never
+// runs), else the longest literal every match holds.
+func (s *scanner) prefilter() {
+	if lit, ok := wholeLiteral(s.re); ok {
+		f := newFinder(lit)
+		s.lit, s.whole = &f, true
+	} else if lit := requiredLiteral(s.re); lit != nil {
+		f := newFinder(lit)
+		s.lit = &f
+	}
 }
 
 func (s *scanner) next(ctx context.Context) (match, bool, error) {
@@ -88,71 +113,149 @@ func (s *scanner) next(ctx context.Context) (match, bool, error) {
 	return m, true, nil
 }
 
-// fill searches the next block of whole lines and queues its matches.
-func (s *scanner) fill() error {
-	if s.buf == nil {
-		s.buf = make([]byte, grepBlock)
+// newScanner returns a scanner of the object doc reads, from pos, the
+// start of line line, reading through src (the object, or a read-ahead of
+// it).
+func newScanner(doc *lines.Doc, obj store.Object, src io.ReaderAt, re *regexp.Regexp, pos, line int64) *scanner {
+	s := &scanner{doc: doc, src: src, re: re, pos: pos, line: line}
+	info := obj.Info()
+	if info.Newlines != nil && int64(len(info.ChunkNewlines)) == (info.Size+store.ChunkSize-1)/store.ChunkSize {
+		s.chunkNL, s.newlines = info.ChunkNewlines, *info.Newlines
 	}
-	k, err := s.src.ReadAt(s.buf[:min(grepBlock, s.doc.Size()-s.pos)], s.pos)
-	if err != nil && !(errors.Is(err, io.EOF) && s.pos+int64(k) == s.doc.Size()) {
+	return s
+}
+
+// chunk returns chunk idx of the result, verified. Its bytes stay valid
+// until the next call for a later chunk.
+func (s *scanner) chunk(idx int64) ([]byte, error) {
+	size := s.doc.Size()
+	n := min(store.ChunkSize, size-idx*store.ChunkSize)
+	if a, ok := s.src.(*readAhead); ok {
+		if b, err := a.chunkBytes(idx); b != nil || err != nil {
+			return b, err
+		}
+	}
+	if s.cur != nil && s.curIdx == idx {
+		return s.cur, nil
+	}
+	if s.cur == nil {
+		s.cur = make([]byte, min(store.ChunkSize, size))
+	}
+	s.cur = s.cur[:n]
+	if k, err := s.src.ReadAt(s.cur, idx*store.ChunkSize); err != nil && !(errors.Is(err, io.EOF) && int64(k) == n) {
+		s.cur = nil
+		return nil, err
+	}
+	s.curIdx = idx
+	return s.cur, nil
+}
+
+// fill searches the whole lines from pos to the end of its chunk, or the
+// one line that starts at pos and crosses into the next chunk, and queues
+// their matches.
+func (s *scanner) fill() error {
+	idx := s.pos / store.ChunkSize
+	buf, err := s.chunk(idx)
+	if err != nil {
 		return err
 	}
-	blk := s.buf[:k]
-	if len(blk) == 0 {
-		s.pos = s.doc.Size()
-		return nil
+	seg := buf[s.pos-idx*store.ChunkSize:]
+	nl := bytes.LastIndexByte(seg, '\n')
+	if nl < 0 {
+		return s.crossing(idx, seg)
 	}
-	// Search whole lines only: stop the block at its last newline unless
-	// it is the end of the document or a single line longer than a block.
-	if end := s.pos + int64(len(blk)); end < s.doc.Size() {
-		if i := bytes.LastIndexByte(blk, '\n'); i >= 0 {
-			blk = blk[:i+1]
-		} else {
-			// One line longer than a block: search it whole, in a bounded
-			// window, by reading the line with a cap.
-			l, err := s.doc.ReadLine(s.pos, grepBlock*4)
-			if err != nil {
-				return err
-			}
-			if s.re.Match(l.Text) {
-				s.queue = append(s.queue, match{line: s.line, start: l.Start, end: l.End})
-			}
-			s.pos, s.line = l.End, s.line+1
-			return nil
-		}
-	}
+	blk := seg[:nl+1]
 	// line is the number of the line that starts at blk[off].
 	base, line, off := s.pos, s.line, 0
-	// Without the literal every match holds, the block has no match.
-	search := s.lit == nil || bytes.Contains(blk, s.lit)
+	// Without the literal every match holds, the chunk has no match (a
+	// literal pattern is looked for by the loop itself).
+	search := s.lit == nil || s.whole || s.lit.index(blk) >= 0
 	for search && off < len(blk) {
-		loc := s.re.FindIndex(blk[off:])
-		if loc == nil {
-			break
+		var at int
+		if s.whole {
+			i := s.lit.index(blk[off:])
+			if i < 0 {
+				break
+			}
+			at = off + i
+		} else {
+			loc := s.re.FindIndex(blk[off:])
+			if loc == nil {
+				break
+			}
+			at = off + loc[0]
 		}
-		at := off + loc[0]
 		if at >= len(blk) {
 			break // an empty match past the last line
 		}
 		ls := off + bytes.LastIndexByte(blk[off:at], '\n') + 1
 		line += int64(bytes.Count(blk[off:ls], []byte{'\n'}))
-		le := len(blk)
-		if i := bytes.IndexByte(blk[at:], '\n'); i >= 0 {
-			le = at + i + 1
-		}
+		le := at + bytes.IndexByte(blk[at:], '\n') + 1 // blk ends with a newline
 		// A match that spans lines counts only if its first line matches
-		// on its own, as grep matches line by line.
-		if s.re.Match(bytes.TrimSuffix(blk[ls:le], []byte{'\n'})) {
+		// on its own, as grep matches line by line; a literal within a
+		// line matched it already.
+		if s.whole || s.re.Match(blk[ls:le-1]) {
 			s.queue = append(s.queue, match{line: line, start: base + int64(ls), end: base + int64(le)})
 		}
-		if blk[le-1] == '\n' {
-			line++
-		}
+		line++
 		off = le
 	}
-	line += int64(bytes.Count(blk[off:], []byte{'\n'}))
-	s.pos, s.line = base+int64(len(blk)), line
+	s.pos = base + int64(len(blk))
+	if s.chunkNL != nil {
+		// The newlines before the end of the chunk, which blk ends at the
+		// last of.
+		s.line = s.newlines + 1
+		if idx+1 < int64(len(s.chunkNL)) {
+			s.line = s.chunkNL[idx+1] + 1
+		}
+	} else {
+		s.line = line + int64(bytes.Count(blk[off:], []byte{'\n'}))
+	}
 	return nil
+}
+
+// maxCrossing is the most of a line that crosses chunks that is searched:
+// a longer line is searched in its first maxCrossing bytes.
+const maxCrossing = 4 * grepBlock
+
+// crossing searches the line that starts at pos, whose first part seg
+// (the rest of chunk idx) holds no newline: it goes on into the chunks
+// after, or is the last line of the result.
+func (s *scanner) crossing(idx int64, seg []byte) error {
+	size := s.doc.Size()
+	text := append([]byte(nil), seg[:min(len(seg), maxCrossing)]...)
+	end := min(size, (idx+1)*store.ChunkSize)
+	for end < size {
+		idx++
+		buf, err := s.chunk(idx)
+		if err != nil {
+			return err
+		}
+		i := bytes.IndexByte(buf, '\n')
+		part := buf
+		if i >= 0 {
+			part = buf[:i]
+		}
+		text = append(text, part[:min(len(part), maxCrossing-len(text))]...)
+		if i >= 0 {
+			end = idx*store.ChunkSize + int64(i) + 1
+			break
+		}
+		end = min(size, (idx+1)*store.ChunkSize)
+	}
+	if s.matches(text) {
+		s.queue = append(s.queue, match{line: s.line, start: s.pos, end: end})
+	}
+	s.pos, s.line = end, s.line+1
+	return nil
+}
+
+// matches reports whether one line, without its newline, matches.
+func (s *scanner) matches(line []byte) bool {
+	if s.lit != nil && s.lit.index(line) < 0 {
+		return false
+	}
+	return s.whole || s.re.Match(line)
 }
 
 func grepObject(ctx context.Context, obj store.Object, req Request, opts Options) (Page, error) {
@@ -176,12 +279,14 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	if err != nil {
 		return Page{}, err
 	}
-	sc := &scanner{doc: doc, src: obj, re: re, lit: requiredLiteral(re), pos: start, line: startLine}
+	var src io.ReaderAt = obj
 	if obj.Size()-start > 2*store.ChunkSize {
 		ahead := newReadAhead(obj, obj.Size(), store.ChunkSize)
 		defer ahead.close()
-		sc.src = ahead
+		src = ahead
 	}
+	sc := newScanner(doc, obj, src, re, start, startLine)
+	sc.prefilter()
 	big := int64(1) << 40
 	fit := newFitter(opts.Counter, opts.Budget, 4, grepHeader(req, g, 1_000_000, big, false, total, total),
 		"[next: "+opts.Hint(Request{Ref: req.Ref, Rev: req.Rev, Grep: &GrepSpec{Pattern: g.Pattern, IgnoreCase: g.IgnoreCase, Context: g.Context, Max: g.Max, From: total, Skip: 1_000_000}})+"]")

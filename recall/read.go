@@ -142,10 +142,15 @@ func Rev(digest string) string {
 }
 
 // NewDoc returns line-addressed access to a stored object, using the line
-// index the store recorded when there is one.
+// index the store recorded when there is one: with it, a page in the middle
+// of a large result reads only the chunks its lines lie in.
 func NewDoc(obj store.Object) *lines.Doc {
 	info := obj.Info()
-	return lines.New(obj, obj.Size(), info.Newlines, info.ChunkNewlines, store.ChunkSize)
+	d := lines.New(obj, obj.Size(), info.Newlines, info.ChunkNewlines, store.ChunkSize)
+	if info.Lines != nil {
+		d.KnowLines(*info.Lines)
+	}
+	return d
 }
 
 // Read returns a page of a stored result: the lines or bytes the request

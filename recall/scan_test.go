@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,12 +16,17 @@ import (
 func scanAll(t *testing.T, obj store.Object, re *regexp.Regexp, fast bool) []int64 {
 	t.Helper()
 	doc := NewDoc(obj)
-	sc := &scanner{doc: doc, src: obj, re: re, pos: 0, line: 1}
+	var src io.ReaderAt = obj
 	if fast {
-		sc.lit = requiredLiteral(re)
 		ahead := newReadAhead(obj, obj.Size(), store.ChunkSize)
 		defer ahead.close()
-		sc.src = ahead
+		src = ahead
+	}
+	sc := newScanner(doc, obj, src, re, 0, 1)
+	if fast {
+		sc.prefilter()
+	} else {
+		sc.chunkNL = nil // count lines as a result without a line index
 	}
 	var got []int64
 	for {
@@ -65,7 +71,8 @@ func TestScanFindsWhatEachLineMatches(t *testing.T) {
 	defer obj.Close()
 	lines := strings.Split(string(data), "\n")
 	for _, pat := range []string{`rare-needle`, `needle-in-long`, `(?i)word`, `bytes=\d+7$`, `^$`, `rare|long`,
-		`(rare)-needle+ ERROR`, `served /api/v1/items/123\d`, `crumb-bench-no-such-line-[0-9]{12}`} {
+		`(rare)-needle+ ERROR`, `served /api/v1/items/123\d`, `crumb-bench-no-such-line-[0-9]{12}`,
+		`e`, `0 `, `items/99`, `日本`, `without newline rare-needle`, `crumb-bench-no-such-line`} {
 		re, err := Compile(GrepSpec{Pattern: pat})
 		if err != nil {
 			t.Fatal(err)
@@ -117,6 +124,33 @@ func TestRequiredLiteral(t *testing.T) {
 		re := regexp.MustCompile("(?m)" + tt.pat)
 		if got := string(requiredLiteral(re)); got != tt.want {
 			t.Errorf("requiredLiteral(%q) = %q, want %q", tt.pat, got, tt.want)
+		}
+	}
+}
+
+func TestFinder(t *testing.T) {
+	for _, tt := range []struct{ text, lit string }{
+		{"", "a"}, {"a", "a"}, {"xxa", "a"}, {"abcabd", "abd"}, {"zzz-q", "z-q"}, {"qqqq", "qqqqq"},
+		{"eeee eeeq", "eeq"}, {"The status=500 status=200 ", "status=200 "}, {"日本語 日本", "本語"},
+	} {
+		want := strings.Index(tt.text, tt.lit)
+		if got := newFinder([]byte(tt.lit)).index([]byte(tt.text)); got != want {
+			t.Errorf("index of %q in %q = %d, want %d", tt.lit, tt.text, got, want)
+		}
+	}
+}
+
+func TestWholeLiteral(t *testing.T) {
+	for _, tt := range []struct {
+		pat  string
+		want bool
+	}{{`needle`, true}, {`a\.b`, true}, {`(?i)needle`, false}, {`^needle`, false}, {`needle$`, false}, {`a.b`, false}, {`\x{FFFD}`, false}, {"a\nb", false}} {
+		re, err := Compile(GrepSpec{Pattern: tt.pat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := wholeLiteral(re); got != tt.want {
+			t.Errorf("wholeLiteral(%q) = %v, want %v", tt.pat, got, tt.want)
 		}
 	}
 }

@@ -113,14 +113,19 @@ type DirOptions struct {
 //	                            is later than the "used" field: Open refreshes
 //	                            the use by touching it, which is atomic, cheap
 //	                            and safe across processes.
+//	ROOT/meta/ab/<ref>.tally    counts added since the record was written
+//	                            (Tally: the pages read back of it), which
+//	                            Stat, Open and List add to its Meta.Attrs
 //	ROOT/tmp/put-*              a Put streaming in; flock'ed by its writer
 //	ROOT/tmp/rec-*              a record being written (under the commit lock)
+//	ROOT/tmp/tal-*              a tally being written (likewise)
 //	ROOT/tmp/set-*              a settings file being written (likewise)
 //	ROOT/lock                   commit lock: Put and Open hold it shared while
 //	                            they commit or open; Delete and GC hold it
 //	                            exclusive while they delete, and GC re-checks
 //	                            each record under it, so a result that a Put
 //	                            or an Open just refreshed is never deleted.
+//	ROOT/tally.lock             held by the one process replacing a tally
 //	ROOT/gc.lock                held (LOCK_NB) by the one process collecting
 //	ROOT/gc.stamp               its modification time is when GC last ran
 //	ROOT/settings.json          the lifecycle settings (see DirOptions)
@@ -515,7 +520,7 @@ func (d *Dir) commit(tmpName string, info *Info, now time.Time) (int64, error) {
 			info.Created = old.Created
 		}
 	}
-	if err := d.writeRecord(ref, *info, now, renameDurable); err != nil {
+	if err := d.writeRecord(ref, *info, now, replaceDurable); err != nil {
 		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
 	return added, nil
@@ -606,18 +611,9 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 	return in, nil
 }
 
-// How a file is replaced: whether the rename must be durable before the
-// call returns, or a crash may leave the file as it was (its new content is
-// durable either way, so a crash never leaves it torn).
-const (
-	renameDurable   = true
-	renameMayRevert = false
-)
-
 // writeRecord replaces the record of ref, with used as its modification
-// time; durable says whether the replacement must survive a crash (see
-// renameDurable).
-func (d *Dir) writeRecord(ref Ref, info Info, used time.Time, durable bool) error {
+// time, as durably as mode says (see replace).
+func (d *Dir) writeRecord(ref Ref, info Info, used time.Time, mode int) error {
 	data, err := json.Marshal(record{V: recordVersion, Info: info})
 	if err != nil {
 		return err
@@ -625,15 +621,31 @@ func (d *Dir) writeRecord(ref Ref, info Info, used time.Time, durable bool) erro
 	if len(data) > maxRecordSize {
 		return fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
 	}
-	return d.replaceFile(d.recordPath(ref), "rec-*", data, used, durable)
+	return d.replace(d.recordPath(ref), "rec-*", data, used, mode)
 }
 
-// replaceFile replaces the file at path with data, through a temp file named
-// like pattern in tmp/ whose content is made durable first, and sets its
-// modification time to mtime unless it is zero. With durable, the rename is
-// made durable too (an fsync of the directory); without, a crash may leave
-// the old file in place.
-func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time, durable bool) error {
+// replaceFile durably replaces the file at path with data, through a temp
+// file named like pattern in tmp/, and sets its modification time to mtime
+// unless it is zero.
+func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) error {
+	return d.replace(path, pattern, data, mtime, replaceDurable)
+}
+
+// How replace makes a replacement durable.
+const (
+	// replaceDurable: the new content and the rename survive a crash.
+	replaceDurable = iota
+	// replaceContent: the new content is durable before the rename, which
+	// a crash may lose, leaving the old file whole: for a file whose old
+	// version is sound too (a record that Annotate adds facts to).
+	replaceContent
+	// replaceNothing: nothing is made durable, for a file whose loss in a
+	// crash costs nothing but figures.
+	replaceNothing
+)
+
+// replace is replaceFile, making the replacement as durable as mode says.
+func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, mode int) error {
 	f, err := os.CreateTemp(d.tmp, pattern)
 	if err != nil {
 		return err
@@ -649,8 +661,10 @@ func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time, du
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := d.sync(f); err != nil {
-		return err
+	if mode != replaceNothing {
+		if err := d.sync(f); err != nil {
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
@@ -664,7 +678,7 @@ func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time, du
 		return err
 	}
 	ok = true
-	if !durable {
+	if mode != replaceDurable {
 		return nil
 	}
 	return d.syncDir(filepath.Dir(path))
@@ -817,7 +831,9 @@ func brokenErr(ref Ref, detail string) error {
 }
 
 // lookup reads and checks everything about ref short of hashing its content.
-// It returns the Info with the effective use time.
+// It returns the Info with the effective use time, and the attributes of the
+// record alone: without the tally (see addTally), so that what a caller
+// writes back to the record does not count the tally twice.
 func (d *Dir) lookup(ref Ref) (Info, error) {
 	rec, mtime, err := d.readRecord(ref)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -883,6 +899,7 @@ func (d *Dir) Stat(ctx context.Context, ref Ref) (Info, error) {
 	if err := checkBlob(ref, info, fi); err != nil {
 		return Info{}, err
 	}
+	d.addTally(ref, &info)
 	return info, nil
 }
 
@@ -941,6 +958,7 @@ func (d *Dir) Open(ctx context.Context, ref Ref) (Object, error) {
 		info.Used = now
 	}
 	lk.Close()
+	d.addTally(ref, &info)
 	return &dirObject{f: f, info: info, cached: -1}, nil
 }
 
@@ -966,6 +984,7 @@ func (d *Dir) List(ctx context.Context) ([]Info, error) {
 		if fi, err := os.Lstat(d.blobPath(ref)); err != nil || checkBlob(ref, info, fi) != nil {
 			return nil
 		}
+		d.addTally(ref, &info)
 		out = append(out, clampUse(info, now))
 		return nil
 	})
@@ -1071,6 +1090,9 @@ func (d *Dir) remove(ref Ref) error {
 		return fmt.Errorf("store: deleting %s: %w", ref, err)
 	}
 	if err := d.syncDir(filepath.Dir(rp)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: deleting %s: %w", ref, err)
+	}
+	if err := os.Remove(d.tallyPath(ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: deleting %s: %w", ref, err)
 	}
 	if err := os.Remove(d.blobPath(ref)); err != nil && !errors.Is(err, fs.ErrNotExist) {

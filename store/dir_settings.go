@@ -94,7 +94,7 @@ func (d *Dir) writeSettings(s Settings) error {
 		return err
 	}
 	defer lk.Close()
-	return d.replaceFile(d.settings, "set-*", append(data, '\n'), time.Time{}, renameDurable)
+	return d.replaceFile(d.settings, "set-*", append(data, '\n'), time.Time{})
 }
 
 // readUsage returns the usage the store recorded; 0 when none or unreadable.

@@ -10,3 +10,6 @@ func RecordPath(d *Dir, ref Ref) string { return d.recordPath(ref) }
 
 // Syncs returns how many fsyncs d has made.
 func Syncs(d *Dir) int64 { return d.syncs.Load() }
+
+// TallyPath returns the path of the tally file of ref in d.
+func TallyPath(d *Dir, ref Ref) string { return d.tallyPath(ref) }

@@ -37,12 +37,15 @@ func listDigest(chunks [][sha256.Size]byte) []byte {
 // checkList checks that a record's chunk digests hash to its digest.
 func checkList(info Info) error {
 	chunks := make([][sha256.Size]byte, len(info.Chunks))
+	var src [2 * sha256.Size]byte // each digest's hex, decoded without an allocation of its own
 	for i, c := range info.Chunks {
-		b, err := hex.DecodeString(c)
-		if err != nil || len(b) != sha256.Size {
+		if len(c) != len(src) {
 			return fmt.Errorf("its record's digest of chunk %d is malformed", i)
 		}
-		copy(chunks[i][:], b)
+		copy(src[:], c)
+		if _, err := hex.Decode(chunks[i][:], src[:]); err != nil {
+			return fmt.Errorf("its record's digest of chunk %d is malformed", i)
+		}
 	}
 	if hex.EncodeToString(listDigest(chunks)) != info.Digest {
 		return fmt.Errorf("its record's chunk digests do not hash to its digest")

@@ -142,7 +142,7 @@ func (d *Dir) Annotate(ctx context.Context, ref Ref, attrs map[string]string) er
 	// The record it replaces is durable and holds the result: a crash
 	// that loses this rename loses only the new facts, so the rename need
 	// not wait for the disk.
-	if err := d.writeRecord(ref, info, info.Used, renameMayRevert); err != nil {
+	if err := d.writeRecord(ref, info, info.Used, replaceContent); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return missingErr(ref)
 		}

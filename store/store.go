@@ -243,6 +243,18 @@ type Annotator interface {
 	Annotate(ctx context.Context, ref Ref, attrs map[string]string) error
 }
 
+// Tallier is implemented by stores that can add to counts kept in a stored
+// result's Meta.Attrs in one step, cheaper than reading the record and
+// annotating it: the pages read back of a result, charged on every read
+// (recall.Charge). Tally adds each delta to the attribute of its name, an
+// integer in decimal (a missing or malformed one counts as zero). A count
+// is a statistic: a crash just after a Tally may undo it, never damage the
+// record. It returns an error wrapping ErrMissing when the ref is not
+// stored.
+type Tallier interface {
+	Tally(ctx context.Context, ref Ref, deltas map[string]int64) error
+}
+
 // Stager is implemented by stores that can store a result in two steps, so
 // that a caller can work on the result while it is being made durable: the
 // Guard projects a result while the store syncs it to disk, and returns the

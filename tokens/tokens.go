@@ -7,6 +7,7 @@
 package tokens
 
 import (
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -35,8 +36,19 @@ func (o200k) Count(s string) int {
 	if s == "" {
 		return 0
 	}
+	vocabularyUses.Add(1)
 	return countBPE(s)
 }
+
+// vocabularyUses counts the texts counted with the o200k_base vocabulary.
+var vocabularyUses atomic.Int64
+
+// VocabularyUses returns how many texts this process has counted with the
+// o200k_base vocabulary. Reading a page of a stored result needs no count
+// when a bound on its tokens already shows that it fits (see AtMostBytes):
+// the vocabulary's table, some 4 MB, is then never paged in. Tests and
+// benchmarks use the figure to show it.
+func VocabularyUses() int64 { return vocabularyUses.Load() }
 
 // CountsAtMostBytes is true: every o200k_base token is at least one byte.
 func (o200k) CountsAtMostBytes() bool { return true }

@@ -59,6 +59,7 @@ func runGrep(e *env, args []string) error {
 	if _, err := recall.Compile(*req.Grep); err != nil {
 		return usagef(c.name, "%v", err)
 	}
+	collectLess(e)
 	d, err := openStore(e, *storeDir)
 	if err != nil {
 		return err

@@ -25,6 +25,11 @@ type Doc struct {
 	chunkNL   []int64
 	chunkSize int64
 	buf       []byte
+	// held is the part of buf that holds the bytes at heldOff, as a read
+	// of lines left it: the next line read from inside it is not read
+	// again (a page reads many short lines one after another).
+	held    []byte
+	heldOff int64
 	// lastNL is 1 when the last byte is a newline, 0 when it is not, and
 	// -1 while unknown: it is read once, as the end of a large result lies
 	// in another chunk than the lines a page reads.
@@ -48,11 +53,71 @@ func New(r io.ReaderAt, size int64, newlines *int64, chunkNL []int64, chunkSize 
 // Size returns the number of bytes.
 func (d *Doc) Size() int64 { return d.size }
 
+// block returns the Doc's read buffer, for a read whose bytes are not
+// held for the next one.
 func (d *Doc) block() []byte {
 	if d.buf == nil {
 		d.buf = make([]byte, blockSize)
 	}
+	d.held = nil
 	return d.buf
+}
+
+// KnowLines records the number of lines, as a line index gives it, so that
+// the Doc need not read the last byte to tell whether the last line ends
+// with a newline (that byte lies in the last chunk, which a page in the
+// middle of a large result does not otherwise read). A count that does not
+// fit the known newlines, neither equal to them nor one more, is ignored.
+func (d *Doc) KnowLines(total int64) {
+	if d.newlines < 0 || d.size == 0 {
+		return
+	}
+	switch total {
+	case d.newlines:
+		d.lastNL = 1
+	case d.newlines + 1:
+		d.lastNL = 0
+	}
+}
+
+// chunkEnd returns the end of the chunk that holds off, or of the
+// document when it has no chunks.
+func (d *Doc) chunkEnd(off int64) int64 {
+	if d.chunkSize <= 0 {
+		return d.size
+	}
+	return min(d.size, (off/d.chunkSize+1)*d.chunkSize)
+}
+
+// chunkStart returns the start of the chunk that holds off.
+func (d *Doc) chunkStart(off int64) int64 {
+	if d.chunkSize <= 0 {
+		return 0
+	}
+	return off / d.chunkSize * d.chunkSize
+}
+
+// holds reports whether the bytes held include the one at off.
+func (d *Doc) holds(off int64) bool {
+	return d.held != nil && off >= d.heldOff && off < d.heldOff+int64(len(d.held))
+}
+
+// at returns the bytes from off on that the Doc holds or reads at once: at
+// most a block, and never past the end of the chunk that holds off, so
+// that reading a line near a chunk's end does not read (and verify) the
+// next chunk unless the line goes on into it. It returns no bytes at the
+// end of the document.
+func (d *Doc) at(off int64) ([]byte, error) {
+	if d.holds(off) {
+		return d.held[off-d.heldOff:], nil
+	}
+	buf := d.block()
+	k, err := d.readAt(buf[:min(int64(len(buf)), d.chunkEnd(off)-off)], off)
+	if err != nil {
+		return nil, err
+	}
+	d.held, d.heldOff = buf[:k], off
+	return d.held, nil
 }
 
 // readAt reads len(p) bytes at off, or fewer at the end of the document.
@@ -258,17 +323,16 @@ func (d *Doc) ReadLine(off int64, max int) (Line, error) {
 		return Line{}, io.EOF
 	}
 	l := Line{Start: off}
-	buf := d.block()
 	for pos := off; ; {
-		k, err := d.readAt(buf, pos)
+		b, err := d.at(pos)
 		if err != nil {
 			return Line{}, err
 		}
+		k := len(b)
 		if k == 0 {
 			l.End = d.size
 			return l, nil
 		}
-		b := buf[:k]
 		i := bytes.IndexByte(b, '\n')
 		part := b
 		if i >= 0 {
@@ -306,19 +370,24 @@ func (d *Doc) PrevLineStart(end int64) (int64, error) {
 	// Skip the newline that ends the previous line.
 	pos := end - 1
 	var b [1]byte
-	if _, err := d.readAt(b[:], pos); err != nil {
+	if d.holds(pos) {
+		b[0] = d.held[pos-d.heldOff]
+	} else if _, err := d.readAt(b[:], pos); err != nil {
 		return 0, err
 	}
 	if b[0] != '\n' {
 		pos = end
 	}
-	buf := d.block()
+	// Each block read backward stays within one chunk, and is held for the
+	// read of the line found in it.
 	for pos > 0 {
-		from := max(0, pos-int64(len(buf)))
+		buf := d.block()
+		from := max(0, pos-int64(len(buf)), d.chunkStart(pos-1))
 		k, err := d.readAt(buf[:pos-from], from)
 		if err != nil {
 			return 0, err
 		}
+		d.held, d.heldOff = buf[:k], from
 		if i := bytes.LastIndexByte(buf[:k], '\n'); i >= 0 {
 			return from + int64(i) + 1, nil
 		}

@@ -109,3 +109,83 @@ func TestReadRangeRefusesNegativeOffsets(t *testing.T) {
 		t.Errorf("ReadLine with a negative cap = %+v, %v", l, err)
 	}
 }
+
+// spanReader records the byte ranges read from it.
+type spanReader struct {
+	r     io.ReaderAt
+	reads [][2]int64
+}
+
+func (s *spanReader) ReadAt(p []byte, off int64) (int, error) {
+	s.reads = append(s.reads, [2]int64{off, off + int64(len(p))})
+	return s.r.ReadAt(p, off)
+}
+
+// Lines read one after another come from one read while the block holds
+// them, and a read for a line near the end of a chunk stops at the chunk's
+// end unless the line goes on into the next chunk; so does a read backward.
+func TestReadsStayInTheirChunk(t *testing.T) {
+	const chunk = 1000
+	var b bytes.Buffer
+	for i := 0; b.Len() < 5*chunk; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	data := b.Bytes()
+	var idx []int64
+	var nl int64
+	for off := 0; off < len(data); off += chunk {
+		idx = append(idx, nl)
+		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
+	}
+	sr := &spanReader{r: bytes.NewReader(data)}
+	d := New(sr, int64(len(data)), &nl, idx, chunk)
+	d.KnowLines(nl)
+	// Lines from the middle of chunk 2 to its end, and one more.
+	off := int64(2*chunk + 100)
+	off += int64(bytes.IndexByte(data[off:], '\n') + 1)
+	for off < 3*chunk {
+		l, err := d.ReadLine(off, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := string(data[off : l.End-1]); string(l.Text) != want {
+			t.Fatalf("ReadLine(%d) = %q, want %q", off, l.Text, want)
+		}
+		off = l.End
+	}
+	for _, r := range sr.reads {
+		if r[0] < 2*chunk || r[1] > 3*chunk+chunk {
+			t.Errorf("read %d-%d: outside chunks 2 and 3", r[0], r[1])
+		}
+		if r[0] < 3*chunk && r[1] > 3*chunk {
+			t.Errorf("read %d-%d crosses into chunk 3", r[0], r[1])
+		}
+	}
+	if len(sr.reads) > 3 {
+		t.Errorf("%d reads for the lines of part of a chunk: %v", len(sr.reads), sr.reads)
+	}
+	// Backward from the start of chunk 3, and a line that crosses into it.
+	sr.reads = nil
+	start, err := d.LineStart(int64(bytes.Count(data[:3*chunk], []byte{'\n'})) + 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr.reads = nil
+	ps, err := d.PrevLineStart(start)
+	if err != nil || ps != int64(bytes.LastIndexByte(data[:start-1], '\n')+1) {
+		t.Fatalf("PrevLineStart(%d) = %d, %v", start, ps, err)
+	}
+	for _, r := range sr.reads {
+		if r[0]/chunk != (r[1]-1)/chunk {
+			t.Errorf("backward read %d-%d crosses a chunk boundary", r[0], r[1])
+		}
+	}
+	if n, err := d.Lines(); err != nil || n != nl {
+		t.Errorf("Lines() = %d, %v; want %d", n, err, nl)
+	}
+	for _, r := range sr.reads {
+		if r[1] == int64(len(data)) && r[0] > int64(len(data))-chunk {
+			t.Errorf("Lines read the last chunk (%d-%d) although the line count is known", r[0], r[1])
+		}
+	}
+}

@@ -2,6 +2,8 @@ package rank
 
 import (
 	"bytes"
+	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -63,8 +65,13 @@ func (l Levels) Keys() int {
 // Merge returns, word by word, the higher of two levels, and the keys of
 // both.
 func (l Levels) Merge(o Levels) Levels {
-	for i := 0; i < MaxWords; i++ {
+	if l == 0 || o == 0 {
+		return l | o
+	}
+	for x := o & (1<<keyShift - 1); x != 0; {
+		i := bits.TrailingZeros64(uint64(x)) / 3
 		l.Raise(i, o.At(i))
+		x &^= 7 << (3 * i)
 	}
 	return l | o&^(1<<keyShift-1)
 }
@@ -94,16 +101,84 @@ func (l Levels) Best() Level {
 type Matcher struct {
 	it    *Intent
 	keys  [][]byte // each word's first three letters: a text must hold one
-	low   []byte   // scratch: the lower-case text
-	ident []byte   // scratch: one identifier, lower case, without underscores
+	text  [][]byte // each word, and its stem
+	stem  [][]byte
+	low   []byte // scratch: the lower-case text
+	ident []byte // scratch: one identifier, lower case, without underscores
 	parts [][2]int
+	seen  []int    // scratch: the starts of the identifiers matched
+	joins [][]byte // each two words in a row, run together (see compound.go)
+	// pair maps the classes (see byteClass) of two bytes in a row to the
+	// words and keys that start with bytes of those classes: bit i for
+	// word i, bit MaxWords+k for key k. One pass over a text with it finds
+	// the words it may hold; a table this small stays in the nearest cache.
+	pair [32 * 32]uint32
+	// tri holds the first three letters of each word and key, by their
+	// bits in pair.
+	tri [MaxWords + maxKeys][3]byte
+	// all has a bit for every word and key; empty is set for an intent
+	// that names nothing.
+	all   uint32
+	empty bool
+	// noFilter turns the pass off, for the tests that check it loses
+	// nothing.
+	noFilter bool
 }
+
+// maxKeys bounds the keys matched: their bits follow the words' in Levels.
+const maxKeys = 16
+
+// byteClass folds a byte to one of 32 classes: each ASCII letter in either
+// case has its own; digits share one, '_' has one, other bytes share a
+// few. The pass that uses them checks the letters it finds.
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 'a' && c <= 'z':
+			t[c] = uint8(c - 'a')
+		case c >= 'A' && c <= 'Z':
+			t[c] = uint8(c - 'A')
+		case c >= '0' && c <= '9':
+			t[c] = 26
+		case c == '_':
+			t[c] = 27
+		default:
+			t[c] = uint8(28 + c%4)
+		}
+	}
+	return t
+}()
+
+// lowerByte maps each byte to its ASCII lower case.
+var lowerByte = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] = byte(i + 'a' - 'A')
+		}
+	}
+	return t
+}()
 
 // NewMatcher compiles a matcher for an intent.
 func NewMatcher(it *Intent) *Matcher {
 	m := &Matcher{it: it}
-	for _, w := range it.Words {
-		m.keys = append(m.keys, []byte(w.Text[:min(3, len(w.Text))]))
+	for i, w := range it.Words {
+		k := []byte(w.Text[:min(3, len(w.Text))])
+		m.keys = append(m.keys, k)
+		m.text = append(m.text, []byte(w.Text))
+		m.stem = append(m.stem, []byte(w.Stem))
+		m.pair[int(byteClass[k[0]])<<5|int(byteClass[k[1]])] |= 1 << i
+		m.tri[i] = [3]byte{k[0], k[1], k[2]}
+	}
+	m.initJoins()
+	m.empty = it.Empty()
+	m.all = uint32(1)<<len(it.Words) - 1 | (uint32(1)<<min(len(it.Keys), maxKeys)-1)<<MaxWords
+	for i, k := range it.Keys {
+		if i < maxKeys {
+			m.pair[int(byteClass[k[0]])<<5|int(byteClass[k[1]])] |= 1 << (MaxWords + i)
+			m.tri[MaxWords+i] = [3]byte{k[0], k[1], k[2]}
+		}
 	}
 	return m
 }
@@ -114,54 +189,131 @@ func (m *Matcher) Intent() *Intent { return m.it }
 // N returns the number of words matched.
 func (m *Matcher) N() int { return len(m.it.Words) }
 
+// candidates returns the words whose first three letters text holds and
+// the keys whose first three it holds, without case (bit i for word i,
+// MaxWords+k for key k), in one pass over text.
+func (m *Matcher) candidates(text []byte) uint32 {
+	all := m.all
+	if m.noFilter {
+		return all
+	}
+	var found uint32
+	if len(text) < 3 {
+		return 0
+	}
+	pair, tri := &m.pair, &m.tri
+	prev := uint(byteClass[text[0]])
+	for i := 1; i < len(text)-1; i++ {
+		cur := uint(byteClass[text[i]])
+		set := pair[(prev<<5|cur)&(32*32-1)] &^ found
+		prev = cur
+		for set != 0 {
+			b := bits.TrailingZeros32(set) & (MaxWords + maxKeys - 1)
+			set &= set - 1
+			k := &tri[b]
+			if lowerByte[text[i-1]] == k[0] && lowerByte[text[i]] == k[1] && lowerByte[text[i+1]] == k[2] {
+				found |= 1 << b
+				if found == all {
+					return found
+				}
+			}
+		}
+	}
+	return found
+}
+
 // Levels returns the level at which each word is met in text, and the keys
 // met whole.
 func (m *Matcher) Levels(text []byte) Levels {
-	var lv Levels
-	if m.it.Empty() {
+	if m.empty {
 		return 0
 	}
-	m.low = AppendLower(m.low[:0], text)
+	cand := m.candidates(text)
+	if cand == 0 {
+		return 0
+	}
+	var lv Levels
+	m.low = m.low[:0]
+	for _, c := range text {
+		m.low = append(m.low, lowerByte[c])
+	}
 	for i, k := range m.it.Keys {
-		if i < 16 && bounded(m.low, k) {
+		if i < maxKeys && cand&(1<<(MaxWords+i)) != 0 && bounded(m.low, k) {
 			lv |= 1 << (keyShift + i)
 		}
 	}
-	any := false
-	for _, k := range m.keys {
-		if bytes.Contains(m.low, k) {
-			any = true
-			break
-		}
-	}
-	if !any {
+	words := cand & (1<<MaxWords - 1)
+	if words == 0 {
 		return lv
 	}
-	for i := 0; i < len(text); {
-		if !IsIdentByte(text[i]) {
-			i++
-			continue
+	if m.noFilter {
+		// Every identifier, for the tests that check the search below
+		// loses nothing.
+		for i := 0; i < len(text); {
+			if !IsIdentByte(text[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(text) && IsIdentByte(text[j]) {
+				j++
+			}
+			m.ident1(text, i, j, words, &lv)
+			i = j
 		}
-		j := i
-		for j < len(text) && IsIdentByte(text[j]) {
-			j++
-		}
-		for _, k := range m.keys {
-			if bytes.Contains(m.low[i:j], k) {
-				m.matchIdent(text[i:j], m.low[i:j], &lv)
-				if alone(m.low, i, j) {
-					for w, wd := range m.it.Words {
-						if string(m.low[i:j]) == wd.Text {
-							lv.Raise(w, Exact)
-						}
-					}
-				}
+		return lv
+	}
+	// The identifiers that hold a word's first three letters, each once.
+	m.seen = m.seen[:0]
+	for set := words; set != 0; set &= set - 1 {
+		w := bits.TrailingZeros32(set)
+		for off := 0; off < len(m.low); {
+			k := bytes.Index(m.low[off:], m.keys[w])
+			if k < 0 {
 				break
 			}
+			i, j := off+k, off+k+len(m.keys[w])
+			for i > 0 && IsIdentByte(text[i-1]) {
+				i--
+			}
+			for j < len(text) && IsIdentByte(text[j]) {
+				j++
+			}
+			off = j
+			if slices.Contains(m.seen, i) {
+				continue
+			}
+			m.seen = append(m.seen, i)
+			m.ident1(text, i, j, words, &lv)
 		}
-		i = j
 	}
 	return lv
+}
+
+// ident1 raises the levels of the words (a bit set) met in the identifier
+// text[i:j].
+func (m *Matcher) ident1(text []byte, i, j int, words uint32, lv *Levels) {
+	low := m.low[i:j]
+	held := uint32(0)
+	for set := words; set != 0; set &= set - 1 {
+		w := bits.TrailingZeros32(set)
+		if bytes.Contains(low, m.keys[w]) {
+			held |= 1 << w
+		}
+	}
+	if held == 0 {
+		return
+	}
+	m.matchIdent(text[i:j], low, held, lv)
+	m.compounds(held, lv)
+	if alone(m.low, i, j) {
+		for set := held; set != 0; set &= set - 1 {
+			w := bits.TrailingZeros32(set)
+			if bytes.Equal(low, m.text[w]) {
+				lv.Raise(w, Exact)
+			}
+		}
+	}
 }
 
 // alone reports whether the identifier low[i:j] stands alone: not joined
@@ -194,9 +346,10 @@ func bounded(low []byte, key string) bool {
 	}
 }
 
-// matchIdent raises the levels of the words met in one identifier: id as
-// written, low in lower case.
-func (m *Matcher) matchIdent(id, low []byte, lv *Levels) {
+// matchIdent raises the levels of the words held (a bit set of the words
+// whose first letters it holds) met in one identifier: id as written, low
+// in lower case.
+func (m *Matcher) matchIdent(id, low []byte, held uint32, lv *Levels) {
 	// The identifier's parts, as offsets into m.ident (id lower-cased
 	// without its underscores).
 	m.ident, m.parts = m.ident[:0], m.parts[:0]
@@ -218,31 +371,33 @@ func (m *Matcher) matchIdent(id, low []byte, lv *Levels) {
 		m.ident = append(m.ident, low[k])
 		m.parts[len(m.parts)-1][1] = len(m.ident)
 	}
-	joined := string(m.ident)
-	for i, w := range m.it.Words {
-		if lv.At(i) >= Whole || !strings.Contains(joined, w.Text[:len(m.keys[i])]) {
+	for set := held; set != 0; set &= set - 1 {
+		i := bits.TrailingZeros32(set)
+		if lv.At(i) >= Whole || !bytes.Contains(m.ident, m.keys[i]) {
 			continue
 		}
-		lv.Raise(i, m.levelIn(w, joined))
+		lv.Raise(i, m.levelIn(i, m.ident))
 	}
 }
 
-// levelIn is the level at which w is met in one identifier.
-func (m *Matcher) levelIn(w Word, joined string) Level {
-	if joined == w.Text {
+// levelIn is the level at which word i is met in one identifier, joined:
+// its parts lower case, without underscores.
+func (m *Matcher) levelIn(i int, joined []byte) Level {
+	text, stem, ident := m.text[i], m.stem[i], m.it.Words[i].Ident
+	if bytes.Equal(joined, text) {
 		return Whole
 	}
 	best := None
 	for _, p := range m.parts {
 		t := joined[p[0]:p[1]]
 		switch {
-		case t == w.Text || strings.HasPrefix(t, w.Text) && len(t)-len(w.Text) <= 2,
-			len(t) >= 4 && strings.HasPrefix(w.Text, t) && len(w.Text)-len(t) <= 2:
+		case bytes.Equal(t, text) || bytes.HasPrefix(t, text) && len(t)-len(text) <= 2,
+			len(t) >= 4 && bytes.HasPrefix(text, t) && len(text)-len(t) <= 2:
 			// The word, or it with or without a short ending.
 			return Whole
-		case t == w.Stem || strings.HasPrefix(t, w.Stem) && len(t)-len(w.Stem) <= 4:
+		case bytes.Equal(t, stem) || bytes.HasPrefix(t, stem) && len(t)-len(stem) <= 4:
 			best = max(best, Form)
-		case !w.Ident && isAbbrev(t, w.Text), strings.HasPrefix(t, w.Stem):
+		case !ident && isAbbrev(t, text), bytes.HasPrefix(t, stem):
 			best = max(best, Part)
 		}
 	}
@@ -251,10 +406,10 @@ func (m *Matcher) levelIn(w Word, joined string) Level {
 		// CallToolResultSchema, which is about it; further in, as in
 		// CompatibilityCallToolResult, only in part.
 		for _, a := range m.parts {
-			if !strings.HasPrefix(joined[a[0]:], w.Text) {
+			if !bytes.HasPrefix(joined[a[0]:], text) {
 				continue
 			}
-			end := a[0] + len(w.Text)
+			end := a[0] + len(text)
 			for _, b := range m.parts {
 				if b[1] == end && a[0] == 0 {
 					return Form
@@ -265,7 +420,7 @@ func (m *Matcher) levelIn(w Word, joined string) Level {
 			}
 		}
 	}
-	if best < Part && len(w.Text) >= 5 && strings.Contains(joined, w.Text) {
+	if best < Part && len(text) >= 5 && bytes.Contains(joined, text) {
 		best = Part
 	}
 	return best
@@ -273,11 +428,11 @@ func (m *Matcher) levelIn(w Word, joined string) Level {
 
 // isAbbrev reports whether an identifier's part abbreviates a word: "conn"
 // or "conns" for "connection".
-func isAbbrev(part, word string) bool {
+func isAbbrev(part, word []byte) bool {
 	if len(part) > 3 && part[len(part)-1] == 's' {
 		part = part[:len(part)-1]
 	}
-	return len(part) >= 3 && strings.HasPrefix(word, part)
+	return len(part) >= 3 && bytes.HasPrefix(word, part)
 }
 
 // NamesPath reports whether a path (as a result shows it: a file header of

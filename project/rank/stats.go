@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math"
+	"math/bits"
 	"strings"
 )
 
@@ -21,13 +22,18 @@ func NewStats(m *Matcher) *Stats {
 // Add counts one unit's levels.
 func (s *Stats) Add(lv Levels) {
 	s.units++
-	for i := range s.any {
-		switch l := lv.At(i); {
-		case l >= Form:
+	if lv == 0 {
+		return
+	}
+	for x := lv & (1<<keyShift - 1); x != 0; {
+		i := bits.TrailingZeros64(uint64(x)) / 3
+		x &^= 7 << (3 * i)
+		if i >= len(s.any) {
+			break
+		}
+		s.any[i]++
+		if lv.At(i) >= Form {
 			s.whole[i]++
-			s.any[i]++
-		case l > None:
-			s.any[i]++
 		}
 	}
 }

@@ -46,7 +46,6 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,7 +130,21 @@ var (
 	_ store.Annotator = (*Store)(nil)
 )
 
-var nsPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// validNamespace reports whether ns is 1 to 64 letters, digits, '.', '_'
+// or '-'. (As a regular expression, the bounded repetition compiles to 64
+// copies of the class, on every start of every crumb command.)
+func validNamespace(ns string) bool {
+	if len(ns) < 1 || len(ns) > 64 {
+		return false
+	}
+	for i := 0; i < len(ns); i++ {
+		c := ns[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // IsURL reports whether s names a Redis store (redis:// or rediss://)
 // rather than a directory.
@@ -183,7 +196,7 @@ func newStore(ctx context.Context, c redis.UniversalClient, opts Options, where 
 	if ns == "" {
 		ns = DefaultNamespace
 	}
-	if !nsPattern.MatchString(ns) {
+	if !validNamespace(ns) {
 		return nil, fmt.Errorf("redisstore: namespace %q: want 1 to 64 letters, digits, '.', '_' or '-'", ns)
 	}
 	s := &Store{

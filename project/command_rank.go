@@ -1,0 +1,288 @@
+package project
+
+import (
+	"container/heap"
+	"math"
+	"slices"
+
+	"github.com/crumb-dev/crumb/internal/drain"
+	"github.com/crumb-dev/crumb/project/rank"
+)
+
+// A command's evidence is ranked by the shared ranker (project/rank), from
+// the signals every kind shares:
+//
+//   - severity and structure, from the classifier (cmdClassify): an error,
+//     a warning, a compiler's note, a summary line such as "ok  pkg 0.1s";
+//   - rarity: the evidence lines are mined into templates by the log view's
+//     miner (internal/drain), so that each carries how often its template
+//     occurs among the lines of the output. The one "undefined" error among
+//     thousands of "can inline" notes, or the one eslint error among
+//     hundreds of warnings, is a template met once and ranks above those
+//     met a thousand times;
+//   - the call's intent (crumb run --intent, the description of a Bash call),
+//     matched by rank.Matcher and weighed by rank.Stats over every line, so
+//     that a word most lines hold counts for little;
+//   - position: the first and last lines of the output.
+//
+// State stays bounded: the first few evidence lines of each template (at
+// most cmdMaxCand lines of cmdMaxTemplates templates), the best of the
+// evidence the miner could not place once full, and the lines the intent
+// names best.
+
+// Limits of the ranker's state.
+const (
+	cmdMaxTemplates  = 1024    // templates mined; further lines count as others
+	cmdMaxPerTmpl    = 3       // evidence lines kept per template
+	cmdMaxPerSummary = 64      // summary lines kept per template ("ok  pkg", one per package)
+	cmdMaxCand       = 4096    // evidence lines kept as the first of their templates
+	cmdMaxOther      = 400     // evidence lines kept that fit no template (or no longer fit in cand), best first
+	cmdMaxIntent     = 128     // lines kept for the intent alone, best first
+	cmdMaxKnown      = 1 << 16 // lines remembered by hash, to skip the miner when one repeats
+)
+
+// cmdEvidence is a line worth showing, found by the scan.
+type cmdEvidence struct {
+	line   int64 // line number, from 1
+	off    int64 // offset of its first byte
+	score  int16 // its class (see the scores in command_match.go)
+	fam    cmdFamily
+	after  uint8 // lines after it that belong with it
+	before uint8 // lines before it that belong with it
+	// headLine and headOff locate the line it belongs under (see
+	// cmdMatch.head); headLine is 0 when none.
+	headLine, headOff int64
+	tmpl              int           // its template, or drain.Other
+	lv                rank.Levels   // the intent's words it holds
+	rank              float64       // rank.Score of its signals, once ranked
+	sev               rank.Severity // the severity its class gives, once ranked
+}
+
+// better reports whether a ranks above b: higher rank, then higher class,
+// then earlier.
+func (a cmdEvidence) better(b cmdEvidence) bool {
+	switch {
+	case a.rank != b.rank:
+		return a.rank > b.rank
+	case a.score != b.score:
+		return a.score > b.score
+	}
+	return a.line < b.line
+}
+
+// severe is 1 for evidence that reports an error (see cmdMatch.signals), 0
+// for the rest.
+func (a cmdEvidence) severe() int {
+	if a.sev == rank.Error {
+		return 1
+	}
+	return 0
+}
+
+// cmdEvidenceHeap is a min-heap of evidence by better: its root is the worst
+// kept, the one a better line replaces.
+type cmdEvidenceHeap []cmdEvidence
+
+func (h cmdEvidenceHeap) Len() int           { return len(h) }
+func (h cmdEvidenceHeap) Less(i, j int) bool { return h[j].better(h[i]) }
+func (h cmdEvidenceHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cmdEvidenceHeap) Push(x any)        { *h = append(*h, x.(cmdEvidence)) }
+func (h *cmdEvidenceHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// keep adds ev to a heap of at most n, dropping the worst.
+func (h *cmdEvidenceHeap) keep(ev cmdEvidence, n int) {
+	switch {
+	case len(*h) < n:
+		heap.Push(h, ev)
+	case ev.better((*h)[0]):
+		(*h)[0] = ev
+		heap.Fix(h, 0)
+	}
+}
+
+// cmdRanker keeps a scan's evidence and ranks it.
+type cmdRanker struct {
+	miner *drain.Miner
+	count []int64         // lines met, per template
+	known map[uint64]int  // the template of lines met before, by cmdLineHash
+	kept  []uint8         // evidence lines kept, per template
+	cand  []cmdEvidence   // the first evidence lines of each template
+	other cmdEvidenceHeap // evidence the miner could not place (ranked by class while scanning)
+	hits  cmdEvidenceHeap // lines kept for the intent (ranked by a first guess while scanning)
+
+	m  *rank.Matcher // nil without an intent
+	st *rank.Stats
+
+	topLine, topOff int64 // the last line that is not indented
+}
+
+func (r *cmdRanker) init(intent string) {
+	r.miner = drain.New(drain.Options{MaxClusters: cmdMaxTemplates})
+	r.known = map[uint64]int{}
+	if it := rank.Parse(intent); !it.Empty() {
+		r.m = rank.NewMatcher(it)
+		r.st = rank.NewStats(r.m)
+	}
+}
+
+// add takes one line: t is its text without its indentation (indent bytes),
+// m what the classifier made of it.
+func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
+	var lv rank.Levels
+	if r.m != nil {
+		lv = r.m.Levels(t)
+		r.st.Add(lv)
+	}
+	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before, tmpl: drain.Other, lv: lv}
+	if m.head && r.topLine > 0 {
+		ev.headLine, ev.headOff = r.topLine, r.topOff
+	}
+	if indent == 0 {
+		r.topLine, r.topOff = no, start
+	}
+	if m.fam != famNone {
+		ev.tmpl = r.mine(m.fam, t, no)
+		if ev.tmpl == drain.Other {
+			r.other.keep(ev, cmdMaxOther)
+			return
+		}
+		limit := uint8(cmdMaxPerTmpl)
+		if m.fam == famSummary {
+			limit = cmdMaxPerSummary
+		}
+		switch {
+		case r.kept[ev.tmpl] >= limit:
+		case len(r.cand) >= cmdMaxCand:
+			r.other.keep(ev, cmdMaxOther)
+			return
+		default:
+			r.kept[ev.tmpl]++
+			r.cand = append(r.cand, ev)
+			return
+		}
+	}
+	if lv != 0 {
+		if m.fam == famNone {
+			// Mined too, so that a line the intent names that repeats
+			// its template a hundred times weighs as repetition.
+			ev.tmpl = r.mine(famNone, t, no)
+		}
+		// A first guess at how well the line meets the intent: its score
+		// by the words' rarity in the lines seen so far.
+		ev.rank = r.st.Score(lv)
+		r.hits.keep(ev, cmdMaxIntent)
+	}
+}
+
+// mine returns the template of line no (t, of family f), or drain.Other,
+// and counts it. A line that repeats one met before but for its numbers
+// takes that line's template without the miner.
+func (r *cmdRanker) mine(f cmdFamily, t []byte, no int64) int {
+	h := cmdLineHash(t) ^ uint64(f)*0x9E3779B97F4A7C15
+	id, ok := r.known[h]
+	if !ok {
+		if id = r.miner.AddIn(uint8(f), t, no); id == drain.Other {
+			return id
+		}
+		if len(r.known) < cmdMaxKnown {
+			r.known[h] = id
+		}
+		for len(r.count) <= id {
+			r.count = append(r.count, 0)
+			r.kept = append(r.kept, 0)
+		}
+	}
+	r.count[id]++
+	return id
+}
+
+// rank weighs the evidence kept, once the scan has seen units lines of the
+// lines numbered 1 to total, and returns it best first.
+func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
+	evs := slices.Concat(r.cand, []cmdEvidence(r.other), []cmdEvidence(r.hits))
+	// What one word met exactly, in one line only, scores: the intent's
+	// unit, so that a line's intent says how many such words it holds.
+	unit := rank.Exact.Weight() * math.Log(1+(float64(units)-0.5)/1.5)
+	n := 0
+	for i := range evs {
+		ev := &evs[i]
+		sev, st := cmdMatch{fam: ev.fam, score: ev.score}.signals()
+		ev.sev = sev
+		sig := rank.Signals{Severity: sev, Structure: st, Edge: cmdEdge(ev.line, total)}
+		if ev.tmpl != drain.Other {
+			sig.Count, sig.Total = r.count[ev.tmpl], units
+		}
+		if ev.lv != 0 && unit > 0 {
+			sig.Intent = 2 * r.st.Score(ev.lv) / unit
+		}
+		switch {
+		case ev.fam != famNone:
+			// Evidence the intent names strongly ranks with the details
+			// of failures at least: "ok  pkg" when asked whether pkg
+			// passed.
+			if sig.Intent >= 1 && ev.score < scoreDetail {
+				ev.score = scoreDetail
+			}
+		// A line the intent names is evidence on its own: with the
+		// details of failures, and the start of what it opens (an
+		// option's description, a definition's body), when it holds half
+		// a word no other line holds; with warnings when it holds a
+		// quarter; not at all when all it holds are words most lines
+		// hold.
+		case sig.Intent >= 1:
+			ev.score, ev.after = scoreDetail, 1
+		case sig.Intent >= 0.5:
+			ev.score = scoreWarn
+		default:
+			continue
+		}
+		ev.rank = rank.Score(sig)
+		evs[n] = *ev
+		n++
+	}
+	evs = evs[:n]
+	slices.SortFunc(evs, func(a, b cmdEvidence) int {
+		switch {
+		case a.better(b):
+			return -1
+		case b.better(a):
+			return 1
+		}
+		return 0
+	})
+	// The best few of each template (the first few, and those the intent
+	// names): the same line a hundred times is one piece of evidence.
+	per := map[int]int{}
+	n = 0
+	for _, ev := range evs {
+		if ev.tmpl != drain.Other {
+			limit := cmdMaxPerTmpl
+			if ev.fam == famSummary {
+				limit = cmdMaxPerSummary
+			}
+			if per[ev.tmpl]++; per[ev.tmpl] > limit {
+				continue
+			}
+		}
+		evs[n] = ev
+		n++
+	}
+	return evs[:n]
+}
+
+// cmdEdge is how near line no is to the start or the end of total lines: 1
+// at the first and the last line, 0 from a fiftieth of the output in (at
+// least three lines).
+func cmdEdge(no, total int64) float64 {
+	d := min(no-1, total-no)
+	w := max(3, total/50)
+	if d < 0 || d >= w {
+		return 0
+	}
+	return 1 - float64(d)/float64(w)
+}
