@@ -14,7 +14,7 @@ import (
 // order from its start. For a log that is the template mining of its head
 // (a log up to logSample.ends bytes is read whole, a larger one begins its
 // sample there); for a command's output, the scan of all of it when it is
-// short enough to be scanned whole.
+// short (cmdPrescanMax).
 //
 // The view never depends on how far a prescan got or on how its bytes were
 // cut: the projector takes over the scan's state where the prescan stopped,
@@ -45,7 +45,7 @@ type Prescan struct {
 
 	// Set by the goroutine, read once done is closed: for a text, the
 	// scan of its head when it is a log; for a command's output, the scan
-	// of all of it when it is short enough to be scanned whole.
+	// of all of it when it is short (cmdPrescanMax).
 	isLog bool
 	f     logFormat
 	s     *logScan
@@ -64,6 +64,11 @@ const (
 	prescanQueue = 32
 )
 
+// cmdPrescanMax is the longest command output a prescan scans: its scan is
+// of use only when it reads all of the output, and scanning the start of a
+// longer one would take a core from storing it for nothing.
+const cmdPrescanMax = 16 << 20
+
 // NewPrescan returns a prescan for a result of this kind and call, or nil
 // when its projection has nothing to do while the result streams in: only
 // text may be a log (and a log's lines are matched against a call's intent
@@ -78,7 +83,7 @@ func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 		// it is not too long.
 		run, limit = (*Prescan).runLog, logSample.ends+logSniff
 	case kind == KindCommand:
-		run, limit = (*Prescan).runCommand, cmdSample.full
+		run, limit = (*Prescan).runCommand, min(cmdSample.full, cmdPrescanMax)
 	default:
 		return nil
 	}
@@ -103,7 +108,8 @@ func (p *Prescan) stop() {
 }
 
 // runCommand scans a command's output as it arrives, as cmdScanSource
-// would, as long as it is short enough to be scanned whole (see cmdPlan).
+// would, as long as it is short (cmdPrescanMax, and scanned whole: see
+// cmdPlan).
 func (p *Prescan) runCommand() {
 	s := newCmdScan(intentOf(p.args))
 	for b := range p.blocks {
