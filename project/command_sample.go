@@ -98,10 +98,6 @@ func cmdIndexed(in *Input) bool {
 func cmdScanInput(ctx context.Context, in *Input, doc *lines.Doc) (*cmdScan, *cmdSampled, error) {
 	spans, sampled := cmdPlan(in.Source.Size())
 	if !sampled || !cmdIndexed(in) {
-		if s := in.Prescan.takeCommand(ctx, in.Source.Size()); s != nil {
-			s.finish() // it scanned the output as it was stored
-			return s, nil, nil
-		}
 		s, err := cmdScanSource(ctx, in)
 		return s, nil, err
 	}

@@ -11,19 +11,16 @@ import (
 // A Prescan does the first part of a projection while the result is still
 // streaming in, on a goroutine of its own, so that it runs on one core while
 // the store writes and hashes on another: the part that reads the result in
-// order from its start. For a log that is the template mining of its head
-// (a log up to logSample.ends bytes is read whole, a larger one begins its
-// sample there); for a command's output, the scan of all of it when it is
-// short (cmdPrescanMax).
+// order from its start: the template mining of a log's head (a log up to
+// logSample.ends bytes is read whole, a larger one begins its sample there).
 //
 // The view never depends on how far a prescan got or on how its bytes were
 // cut: the projector takes over the scan's state where the prescan stopped,
 // at a line start, and goes on as its own scan would have. A prescan that
 // guessed wrong — it tells a log's format from the head alone, the
 // projector from the head and the tail — or that saw other bytes than the
-// store kept is not used. It is given only what it can use (a log's head and
-// a little more; a command's output up to what is scanned whole), so it never
-// holds storing up past that, and memory stays at prescanQueue blocks of 256
+// store kept is not used. It is given only what it can use (the head and a
+// little more), so it never holds storing up past that, and memory stays at prescanQueue blocks of 256
 // KiB: Write waits while the goroutine is that far behind.
 //
 // Create one with [NewPrescan], give it the result's bytes in order with
@@ -37,21 +34,17 @@ type Prescan struct {
 	stopped atomic.Bool   // the goroutine wants no more bytes
 	limit   int64         // the most bytes it can use
 	sent    int64         // the bytes Write sent it
-	cut     atomic.Bool   // the result went on past limit, or Write gave up
-	lossy   bool          // Write gives up rather than wait for the goroutine
+	cut     atomic.Bool   // the result went on past limit
 	done    chan struct{} // closed when the goroutine has ended
 	closeMu sync.Mutex
 	closed  bool
 
-	// Set by the goroutine, read once done is closed: for a text, the
-	// scan of its head when it is a log; for a command's output, the scan
-	// of all of it when it is short (cmdPrescanMax).
+	// Set by the goroutine, read once done is closed: the scan of the
+	// log's head, when the text is a log.
 	isLog bool
 	f     logFormat
 	s     *logScan
-	at    int64 // the line start the log scan stopped at: it has read [0, at)
-	cmd   *cmdScan
-	seen  int64 // the bytes the command scan was given
+	at    int64 // the line start the scan stopped at: it has read [0, at)
 	taken atomic.Bool
 }
 
@@ -64,36 +57,23 @@ const (
 	prescanQueue = 32
 )
 
-// cmdPrescanMax is the longest command output a prescan scans: its scan is
-// of use only when it reads all of the output, and scanning the start of a
-// longer one would take a core from storing it for nothing.
-const cmdPrescanMax = 16 << 20
-
 // NewPrescan returns a prescan for a result of this kind and call, or nil
 // when its projection has nothing to do while the result streams in: only
-// text may be a log (and a log's lines are matched against a call's intent
-// by the projector alone), and a command's output is scanned in order from
-// its start. A nil *Prescan is valid and does nothing.
+// text may be a log, and a log's lines are matched against a call's intent
+// by the projector alone. (A command's output is scanned fast enough that
+// scanning it beside storing gained nothing measurable.) A nil *Prescan is
+// valid and does nothing.
 func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
-	var run func(*Prescan)
-	var limit int64
-	switch {
-	case kind == KindText && newLogIntent(intentOf(args)) == nil:
-		// The head, and the end of the line that straddles its end, if
-		// it is not too long.
-		run, limit = (*Prescan).runLog, logSample.ends+logSniff
-	case kind == KindCommand:
-		run, limit = (*Prescan).runCommand, min(cmdSample.full, cmdPrescanMax)
-	default:
+	if kind != KindText || newLogIntent(intentOf(args)) != nil {
 		return nil
 	}
-	// A command's scan is of use only if it reads all of the output, which
-	// may turn out too long: it must never hold storing up.
-	lossy := kind == KindCommand
-	p := &Prescan{args: args, limit: limit, lossy: lossy, blocks: make(chan []byte, prescanQueue), free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
+	// The head, and the end of the line that straddles its end, if it is
+	// not too long.
+	p := &Prescan{args: args, limit: logSample.ends + logSniff, blocks: make(chan []byte, prescanQueue),
+		free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		run(p)
+		p.runLog()
 	}()
 	return p
 }
@@ -105,33 +85,6 @@ func (p *Prescan) stop() {
 	for b := range p.blocks {
 		p.recycle(b)
 	}
-}
-
-// runCommand scans a command's output as it arrives, as cmdScanSource
-// would, as long as it is short (cmdPrescanMax, and scanned whole: see
-// cmdPlan).
-func (p *Prescan) runCommand() {
-	s := newCmdScan(intentOf(p.args))
-	for b := range p.blocks {
-		p.seen += int64(len(b))
-		if !p.stopped.Load() {
-			s.Write(b)
-		}
-		p.recycle(b)
-	}
-	if !p.cut.Load() { // else it is sampled: the projector reads the sample
-		p.cmd = s
-	}
-}
-
-// takeCommand returns the scan of a command's whole output of size bytes,
-// not yet finished, when the prescan made it; nil otherwise. It hands it
-// over once.
-func (p *Prescan) takeCommand(ctx context.Context, size int64) *cmdScan {
-	if !p.wait(ctx) || p.cmd == nil || p.seen != size || !p.taken.CompareAndSwap(false, true) {
-		return nil
-	}
-	return p.cmd
 }
 
 // wait closes the prescan and waits for its goroutine to end; it reports
@@ -178,17 +131,6 @@ func (p *Prescan) Write(b []byte) (int, error) {
 		k := min(len(b), cap(buf))
 		buf = append(buf[:0], b[:k]...)
 		b = b[k:]
-		if p.lossy {
-			select {
-			case p.blocks <- buf:
-			default:
-				// Too far behind: the projector will scan alone.
-				p.cut.Store(true)
-				p.stopped.Store(true)
-				p.recycle(buf)
-			}
-			continue
-		}
 		// The goroutine always takes what is sent, scanning or not, so
 		// this waits at most for it to scan a block.
 		p.blocks <- buf

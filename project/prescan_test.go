@@ -196,44 +196,6 @@ func TestPrescanStopsInARecord(t *testing.T) {
 	}
 }
 
-// TestPrescanCommandSameView checks that a command's view is the same
-// whether its output was scanned by a prescan while it streamed in or by the
-// projector, for real outputs scanned whole, and that an output too long to
-// be scanned whole is left to the projector's sample.
-func TestPrescanCommandSameView(t *testing.T) {
-	saved := cmdSample
-	defer func() { cmdSample = saved }()
-	for _, f := range commandFixtures(t) {
-		want, err := Project(context.Background(), KindCommand, f.input(t, 2000))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for seed := range uint64(3) {
-			got, p := prescannedAs(t, KindCommand, f.input(t, 2000), f.output, seed)
-			if got.Text != want.Text {
-				t.Fatalf("%s, seed %d: the view differs with a prescan:\n%s\n--- without:\n%s", f.name, seed, got.Text, want.Text)
-			}
-			if !p.taken.Load() {
-				t.Errorf("%s: the prescan was not used", f.name)
-			}
-		}
-	}
-	// Sampled: the prescan gives up, the view is the sample's.
-	f := commandFixtures(t)[0]
-	cmdSample.full, cmdSample.head, cmdSample.tail, cmdSample.window, cmdSample.windows = int64(len(f.output))/2, 4<<10, 4<<10, 1<<10, 2
-	want, err := Project(context.Background(), KindCommand, f.input(t, 2000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, p := prescannedAs(t, KindCommand, f.input(t, 2000), f.output, 7)
-	if got.Text != want.Text {
-		t.Fatalf("sampled: the view differs with a prescan:\n%s\n--- without:\n%s", got.Text, want.Text)
-	}
-	if p.taken.Load() || p.cmd != nil {
-		t.Error("the prescan of an output longer than a whole scan reads was used")
-	}
-}
-
 // TestPrescanLongLineAtTheHeadsEnd puts a line longer than the prescan
 // reads past the head's end (real lines of a log joined into one) where
 // the head ends: the prescan stops at that line's start, which the
