@@ -383,7 +383,9 @@ func (m *mcpProjection) project() (Output, error) {
 	}
 	// The budget counts the whole result the model reads, its JSON and
 	// the escapes of its text included (media data aside): when the
-	// assembled result takes more, the text items share less.
+	// assembled result takes more, the text items share less, by more at
+	// each try (a dense JSON text block escapes to more tokens than its
+	// projection counted).
 	for try := 0; ; try++ {
 		if err := m.shareBudget(); err != nil {
 			return Output{}, err
@@ -394,7 +396,7 @@ func (m *mcpProjection) project() (Output, error) {
 		out := m.assemble()
 		over := m.viewTokens(out.Text) - m.in.Budget
 		squeeze := m.squeeze + over + 8<<try
-		if over <= 0 || try == 3 || !m.seq && m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
+		if over <= 0 || try == 6 || !m.seq && m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
 			// Within the budget, or what is over is not the text items'
 			// doing (a structuredContent kept whole): nothing to gain.
 			return out, nil

@@ -84,6 +84,7 @@ var (
 	langRb = &srcLang{name: "Ruby", grep: `^\s*(def|class|module) `, match: matchRuby, closing: closeEnd, comment: hashComment}
 	langSh = &srcLang{name: "shell", grep: `^\s*(function\s+)?[A-Za-z_][A-Za-z0-9_:.-]*\s*\(\)`, match: matchShell, closing: closeBrace, comment: hashComment}
 	langMd = &srcLang{name: "Markdown", grep: `^#{1,6} `, closing: closeHeading}
+	langYm = &srcLang{name: "YAML", grep: `^\s*[^\s#-][^:#]*:\s*$`, match: matchYAML, closing: closeIndent, comment: hashComment}
 )
 
 // langByExt maps file extensions to languages.
@@ -106,6 +107,9 @@ var langByExt = map[string]*srcLang{
 func langOf(name string, head []byte) *srcLang {
 	if name != "" {
 		base := strings.ToLower(path.Base(strings.ReplaceAll(name, `\`, "/")))
+		if ext := path.Ext(base); (ext == ".yaml" || ext == ".yml") && yamlMapping(head) {
+			return langYm
+		}
 		if l, ok := langByExt[path.Ext(base)]; ok {
 			if l == langC && path.Ext(base) == ".h" && looksCpp(head) {
 				return langCc
@@ -122,6 +126,22 @@ func langOf(name string, head []byte) *srcLang {
 		}
 	}
 	return sniffLang(head)
+}
+
+// yamlMapping reports whether a YAML document is a mapping at its top
+// level (an OpenAPI document, a manifest, a lock file, a workflow), whose
+// keys that open blocks are its definitions. A document that is a sequence
+// of records (a list of test cases) repeats the same keys in every record:
+// they name nothing.
+func yamlMapping(head []byte) bool {
+	for _, raw := range bytes.Split(head, []byte{'\n'}) {
+		t := bytes.TrimSpace(raw)
+		if len(t) == 0 || t[0] == '#' || bytes.HasPrefix(t, []byte("---")) || bytes.HasPrefix(t, []byte("%")) {
+			continue
+		}
+		return t[0] != '-' && len(raw) == len(bytes.TrimLeft(raw, " \t")) && bytes.IndexByte(t, ':') > 0
+	}
+	return false
 }
 
 // looksCpp reports whether a header's first lines hold C++.

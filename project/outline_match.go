@@ -716,3 +716,36 @@ func matchShell(t []byte, indent int) (defHit, bool) {
 	h.single = braceSingle(t)
 	return h, true
 }
+
+// matchYAML finds a mapping key that opens a block ("paths:",
+// "  '/pets/{id}':", "    oauth2:"): the definitions of a YAML document,
+// each ending where a line is indented as little as its key. A key with
+// its value on the same line is a member, not a definition.
+func matchYAML(t []byte, indent int) (defHit, bool) {
+	if len(t) == 0 || t[0] == '#' || t[0] == '-' {
+		return defHit{}, false
+	}
+	var key, rest []byte
+	if q := t[0]; q == '\'' || q == '"' {
+		end := bytes.IndexByte(t[1:], q)
+		if end < 0 || len(t) < end+3 || t[end+2] != ':' {
+			return defHit{}, false
+		}
+		key, rest = t[1:1+end], t[end+3:]
+	} else {
+		i := bytes.IndexByte(t, ':')
+		if i <= 0 || bytes.ContainsAny(t[:i], "#{}[],&*!|>'\"") {
+			return defHit{}, false
+		}
+		key, rest = t[:i], t[i+1:]
+	}
+	if rest = bytes.TrimSpace(rest); len(rest) > 0 && rest[0] != '#' && rest[0] != '&' {
+		return defHit{}, false
+	}
+	h := defHit{name: string(bytes.TrimSpace(key)), text: string(t)}
+	if h.name == "" {
+		return defHit{}, false
+	}
+	h.score = max(7-indent/2, 3)
+	return h, true
+}

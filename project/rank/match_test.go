@@ -271,3 +271,26 @@ func TestScoreSignals(t *testing.T) {
 		t.Error("rarity bounds")
 	}
 }
+
+// TestKeyRarity checks that a key met whole weighs by its rarity, as words
+// do: a key every unit holds tells units apart no more than a common word.
+func TestKeyRarity(t *testing.T) {
+	m := NewMatcher(Parse("the options of child_process.spawn"))
+	st := NewStats(m)
+	common := m.Levels([]byte("see child_process.spawn here"))
+	for range 40 {
+		st.Add(common)
+	}
+	rare := NewMatcher(Parse("the options of child_process.spawn"))
+	st2 := NewStats(rare)
+	st2.Add(common)
+	for range 39 {
+		st2.Add(0)
+	}
+	if !common.Key(0) {
+		t.Fatal("the key is not met")
+	}
+	if st.keyScore(common) >= st2.keyScore(common) || st.KeyIDF(0) >= st2.KeyIDF(0) {
+		t.Errorf("a key in every unit weighs %v, no less than one in a single unit (%v)", st.keyScore(common), st2.keyScore(common))
+	}
+}

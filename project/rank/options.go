@@ -31,4 +31,4 @@ func contains(list []string, s string) bool {
 // ExactOption counts, for a unit whose name is a short option the intent
 // names (see Intent.Options), a key met whole: it weighs as a name no other
 // unit holds.
-func (t *Fields) ExactOption() { t.keys++ }
+func (t *Fields) ExactOption() { t.options++ }

@@ -11,6 +11,7 @@ import (
 type Stats struct {
 	units      int64
 	any, whole []int64
+	keys       [16]int64 // the units that hold each key whole
 }
 
 // NewStats returns counts for the words of a matcher.
@@ -24,6 +25,9 @@ func (s *Stats) Add(lv Levels) {
 	s.units++
 	if lv == 0 {
 		return
+	}
+	for k := uint64(lv >> keyShift); k != 0; k &= k - 1 {
+		s.keys[bits.TrailingZeros64(k)]++
 	}
 	for x := lv & (1<<keyShift - 1); x != 0; {
 		i := bits.TrailingZeros64(uint64(x)) / 3
@@ -52,9 +56,25 @@ func (s *Stats) IDF(i int, level Level) float64 {
 	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 }
 
+// KeyIDF is the weight of key i met whole: the rarer the units that hold
+// it, the more it weighs, as for words.
+func (s *Stats) KeyIDF(i int) float64 {
+	df := s.keys[i]
+	n := float64(max(s.units, df))
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// keyScore sums the weights of the keys lv meets whole.
+func (s *Stats) keyScore(lv Levels) float64 {
+	score := 0.0
+	for k := uint64(lv >> keyShift); k != 0; k &= k - 1 {
+		score += Exact.Weight() * s.KeyIDF(bits.TrailingZeros64(k))
+	}
+	return score
+}
+
 // Score scores one unit's levels: each word met weighs its level times its
-// rarity; each key met whole weighs as an exact word that no other unit
-// holds.
+// rarity, and each key met whole as an exact word of the same rarity.
 func (s *Stats) Score(lv Levels) float64 {
 	score := 0.0
 	for i := range s.any {
@@ -62,10 +82,7 @@ func (s *Stats) Score(lv Levels) float64 {
 			score += l.Weight() * s.IDF(i, l)
 		}
 	}
-	if k := lv.Keys(); k > 0 {
-		score += float64(k) * Exact.Weight() * math.Log(1+(float64(s.units)+0.5)/1.5)
-	}
-	return score
+	return score + s.keyScore(lv)
 }
 
 // The fields of a unit, by the weight of what they hold: its name (a
@@ -96,8 +113,9 @@ type Fields struct {
 	strong, any [nFields][]float64
 	// exact marks the words the unit's name is: a name the intent names
 	// counts once more.
-	exact []bool
-	keys  int
+	exact   []bool
+	keys    Levels // the keys its name meets whole
+	options int    // the short options its name is (ExactOption)
 }
 
 // NewFields returns empty fields for the words of a matcher.
@@ -126,7 +144,7 @@ func (t *Fields) Add(lv Levels, field int) {
 		}
 	}
 	if field == FieldName {
-		t.keys = max(t.keys, lv.Keys())
+		t.keys |= lv &^ (1<<keyShift - 1)
 	}
 }
 
@@ -164,6 +182,7 @@ func (t *Fields) Score(s *Stats, length, avg float64) float64 {
 			total += fieldWeight[FieldName] * s.IDF(i, Whole)
 		}
 	}
-	total += float64(t.keys) * fieldWeight[FieldName] * math.Log(1+(float64(s.units)+0.5)/1.5)
+	total += fieldWeight[FieldName] * s.keyScore(t.keys)
+	total += float64(t.options) * fieldWeight[FieldName] * Exact.Weight() * math.Log(1+(float64(s.units)+0.5)/1.5)
 	return total
 }
