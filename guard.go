@@ -377,8 +377,16 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	}
 	keep := newHeadTail(g.cfg.HardCap)
 	meta := store.Meta{Tool: res.Tool, Kind: string(kind), Args: res.Args, Limit: g.cfg.MaxKeep, Attrs: commandAttrs(res)}
-	tee := io.TeeReader(r, keep)
+	// The projection's first part reads the result in order from the
+	// start: it runs beside storing, on the bytes as they stream in.
+	pre := project.NewPrescan(kind, res.Args)
+	defer pre.Close()
+	var tee io.Reader = io.TeeReader(r, keep)
+	if pre != nil {
+		tee = io.TeeReader(r, io.MultiWriter(keep, pre))
+	}
 	storeFailed := func(err error) (*View, error) {
+		pre.Close()
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -422,6 +430,7 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		}
 	}
 	defer obj.Close()
+	pre.Close() // the result has ended
 	ended := res.wait()
 	rc.Ref, rc.Digest, rc.Bytes, rc.Stored = info.Ref, info.Digest, info.Size, true
 	if info.Truncated {
@@ -433,6 +442,9 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	in := g.input(ctx, res, obj, budget)
 	in.Ref, in.Digest = info.Ref, info.Digest
 	in.Truncated, in.SourceSize = info.Truncated, info.SourceSize
+	if !info.Truncated {
+		in.Prescan = pre // it saw what the store holds
+	}
 	out, perr := g.project(ctx, kind, in, &rc)
 	if _, err := commit(); err != nil {
 		// Nothing that omits material may be shown of a result that is

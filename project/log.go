@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -104,6 +105,13 @@ func detectLog(doc *lines.Doc) (logFormat, bool, error) {
 		}
 		sample = append(sample, tl...)
 	}
+	f, ok := logFormatOf(sample)
+	return f, ok, nil
+}
+
+// logFormatOf tells from lines of a text's two ends whether it is a log,
+// and what kind of log.
+func logFormatOf(sample [][]byte) (logFormat, bool) {
 	var n, records, levels, either int
 	for _, l := range sample {
 		l = bytes.TrimRight(l, "\r")
@@ -123,9 +131,9 @@ func detectLog(doc *lines.Doc) (logFormat, bool, error) {
 		}
 	}
 	if n < 3 || either*2 < n {
-		return logFormat{}, false, nil
+		return logFormat{}, false
 	}
-	return logFormat{timestamped: records*2 >= n, keywords: levels*10 < n}, true, nil
+	return logFormat{timestamped: records*2 >= n, keywords: levels*10 < n}, true
 }
 
 // logOcc is one line of a log: its number and offset, and those of the
@@ -230,7 +238,8 @@ type logScan struct {
 
 	lines, bytes int64 // scanned
 	sampled      bool
-	windows      int // windows read besides the two ends, when sampled
+	pipe         *logPipe // while lines go through one (see startPipe)
+	windows      int      // windows read besides the two ends, when sampled
 	lastRecord   logOcc
 	haveRecord   bool
 }
@@ -256,16 +265,28 @@ func logPlan(size int64) (spans []logSpan, sampled bool) {
 // scanLog reads the log (or a sample of it), mining templates and counting
 // levels.
 func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logScan, error) {
-	s := &logScan{f: f, miner: drain.New(drain.Options{}), groups: newLogGroups(), intent: newLogIntent(intentOf(in.Args))}
 	size := doc.Size()
+	// A prescan may have scanned the first lines already, while the log
+	// was being stored: the scan carries on from where it stopped.
+	s, done := in.Prescan.take(ctx, f, size)
+	if s == nil {
+		s, done = newLogScan(f, in.Args), 0
+	}
 	spans, sampled := logPlan(size)
 	s.sampled = sampled
 	if sampled {
 		s.windows = len(spans) - 2
 	}
-	buf := make([]byte, logBlock)
-	var done int64 // where the previous span's last line ended
+	var planned int64
 	for _, sp := range spans {
+		planned += max(0, min(sp.to, size)-max(sp.from, done))
+	}
+	if planned >= logPipeMin {
+		s.startPipe()
+		defer s.stopPipe()
+	}
+	buf := make([]byte, logBlock)
+	for k, sp := range spans {
 		from := max(sp.from, done)
 		if from >= sp.to || from >= size {
 			continue
@@ -295,7 +316,11 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 		if err != nil {
 			return nil, err
 		}
-		s.haveRecord = false
+		if k > 0 || done == 0 {
+			// Records do not span windows; the first span goes on with
+			// the record a prescan saw last.
+			s.endRecord()
+		}
 		end, err := s.window(ctx, in.Source, size, from, sp.to, num, buf)
 		if err != nil {
 			return nil, err
@@ -303,7 +328,13 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 		s.bytes += end - from
 		done = end
 	}
+	s.stopPipe()
 	return s, nil
+}
+
+// newLogScan returns the state of a scan that has read nothing yet.
+func newLogScan(f logFormat, args json.RawMessage) *logScan {
+	return &logScan{f: f, miner: drain.New(drain.Options{}), groups: newLogGroups(), intent: newLogIntent(intentOf(args))}
 }
 
 // window scans the lines that start in [from, to), from (a line start)
@@ -383,9 +414,18 @@ func skipLine(src io.ReaderAt, buf []byte, pos, size int64) (int64, error) {
 
 // add takes one line (its first logLineCap bytes, without the newline).
 func (s *logScan) add(line []byte, off, num int64) {
-	s.lines++
+	if s.pipe != nil {
+		s.pipe.add(line, off, num)
+		return
+	}
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	ll := classifyLogLine(line, s.f.keywords)
+	s.addClassified(line, classifyLogLine(line, s.f.keywords), off, num, nil, 0)
+}
+
+// addClassified takes one line, classified as ll: split by the miner, or,
+// when b is not nil, split already as line i of b.
+func (s *logScan) addClassified(line []byte, ll logLine, off, num int64, b *drain.Batch, i int) {
+	s.lines++
 	occ := logOcc{line: num, off: off, recLine: num, recOff: off}
 	if ll.record {
 		s.lastRecord, s.haveRecord = occ, true
@@ -398,7 +438,12 @@ func (s *logScan) add(line []byte, off, num int64) {
 		s.addSpell(sev, ll.hit.spell)
 	}
 	lv := s.intent.match(line)
-	id := s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
+	var id int
+	if b != nil {
+		id = s.miner.AddBatched(s.groups.of(ll.hit), b, i, num)
+	} else {
+		id = s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
+	}
 	if lv != 0 {
 		s.intent.add(lv, id, occ)
 	}

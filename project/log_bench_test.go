@@ -3,6 +3,8 @@ package project
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -37,4 +39,22 @@ func BenchmarkLogProjectSampled(b *testing.B) { benchLog(b, 100<<20) }
 // intent, whose words every line is searched for.
 func BenchmarkLogProjectIntent(b *testing.B) {
 	benchLogIntent(b, 40<<20, "why did the replication sync to the primary fail with connection refused")
+}
+
+// BenchmarkLogProjectAccess projects a real 5 MB nginx access log (the
+// fixture under testdata/text), read whole: the shape of log the speed
+// benchmark repeats.
+func BenchmarkLogProjectAccess(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "text", "nginx-access", "output"))
+	if err != nil {
+		b.Skip("fixture missing:", err)
+	}
+	in := testInput(b, data, 2000)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Project(context.Background(), KindText, in); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -115,6 +115,10 @@ type Input struct {
 	// MCP projector reads such a text from its Source, and names its Ref
 	// instead of storing it again.
 	Spilled map[string]Spill
+	// Prescan, when set, has read the first part of this very result as
+	// it streamed in (see [Prescan]); the projector carries on from it.
+	// Nil means the projector reads everything itself.
+	Prescan *Prescan
 }
 
 // Spill is a string of a result stored apart: its ref, and its decoded

@@ -165,6 +165,8 @@ type Dir struct {
 
 	bufs sync.Pool // *[]byte of ChunkSize, used by Put
 
+	syncs atomic.Int64 // fsyncs made, of files and of directories (for tests)
+
 	closed atomic.Bool
 	mu     sync.Mutex    // guards gcDone and the closing handshake
 	gcDone chan struct{} // closed when the background collection ends; nil if none
@@ -518,7 +520,7 @@ func (d *Dir) commit(tmpName string, info *Info, now time.Time) (int64, error) {
 			info.Created = old.Created
 		}
 	}
-	if err := d.writeRecord(ref, *info, now); err != nil {
+	if err := d.writeRecord(ref, *info, now, replaceDurable); err != nil {
 		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
 	return added, nil
@@ -609,9 +611,9 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 	return in, nil
 }
 
-// writeRecord durably replaces the record of ref, with used as its
-// modification time.
-func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
+// writeRecord replaces the record of ref, with used as its modification
+// time, as durably as mode says (see replace).
+func (d *Dir) writeRecord(ref Ref, info Info, used time.Time, mode int) error {
 	data, err := json.Marshal(record{V: recordVersion, Info: info})
 	if err != nil {
 		return err
@@ -619,19 +621,31 @@ func (d *Dir) writeRecord(ref Ref, info Info, used time.Time) error {
 	if len(data) > maxRecordSize {
 		return fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
 	}
-	return d.replaceFile(d.recordPath(ref), "rec-*", data, used)
+	return d.replace(d.recordPath(ref), "rec-*", data, used, mode)
 }
 
 // replaceFile durably replaces the file at path with data, through a temp
 // file named like pattern in tmp/, and sets its modification time to mtime
 // unless it is zero.
 func (d *Dir) replaceFile(path, pattern string, data []byte, mtime time.Time) error {
-	return d.replace(path, pattern, data, mtime, true)
+	return d.replace(path, pattern, data, mtime, replaceDurable)
 }
 
-// replace is replaceFile, and makes nothing durable unless durable is set:
-// for a file whose loss in a crash costs nothing but figures.
-func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, durable bool) error {
+// How replace makes a replacement durable.
+const (
+	// replaceDurable: the new content and the rename survive a crash.
+	replaceDurable = iota
+	// replaceContent: the new content is durable before the rename, which
+	// a crash may lose, leaving the old file whole: for a file whose old
+	// version is sound too (a record that Annotate adds facts to).
+	replaceContent
+	// replaceNothing: nothing is made durable, for a file whose loss in a
+	// crash costs nothing but figures.
+	replaceNothing
+)
+
+// replace is replaceFile, making the replacement as durable as mode says.
+func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, mode int) error {
 	f, err := os.CreateTemp(d.tmp, pattern)
 	if err != nil {
 		return err
@@ -647,7 +661,7 @@ func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, durabl
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if durable {
+	if mode != replaceNothing {
 		if err := d.sync(f); err != nil {
 			return err
 		}
@@ -664,7 +678,7 @@ func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, durabl
 		return err
 	}
 	ok = true
-	if !durable {
+	if mode != replaceDurable {
 		return nil
 	}
 	return d.syncDir(filepath.Dir(path))
@@ -675,6 +689,7 @@ func (d *Dir) sync(f *os.File) error {
 	if d.noSync {
 		return nil
 	}
+	d.syncs.Add(1)
 	return f.Sync()
 }
 
@@ -684,6 +699,7 @@ func (d *Dir) syncDir(dir string) error {
 	if d.noSync {
 		return nil
 	}
+	d.syncs.Add(1)
 	f, err := os.Open(dir)
 	if err != nil {
 		return err

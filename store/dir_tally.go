@@ -74,7 +74,7 @@ func (d *Dir) Tally(ctx context.Context, ref Ref, deltas map[string]int64) error
 	}
 	data, err := json.Marshal(counts)
 	if err == nil {
-		err = d.replace(d.tallyPath(ref), "tal-*", data, time.Time{}, false)
+		err = d.replace(d.tallyPath(ref), "tal-*", data, time.Time{}, replaceNothing)
 	}
 	if err != nil {
 		return fmt.Errorf("store: tallying %s: %w", ref, err)

@@ -8,5 +8,8 @@ func BlobPath(d *Dir, ref Ref) string { return d.blobPath(ref) }
 // RecordPath returns the path of the record of ref in d.
 func RecordPath(d *Dir, ref Ref) string { return d.recordPath(ref) }
 
+// Syncs returns how many fsyncs d has made.
+func Syncs(d *Dir) int64 { return d.syncs.Load() }
+
 // TallyPath returns the path of the tally file of ref in d.
 func TallyPath(d *Dir, ref Ref) string { return d.tallyPath(ref) }

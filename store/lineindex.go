@@ -111,7 +111,9 @@ var _ Annotator = (*Dir)(nil)
 
 // Annotate merges attrs into the Meta.Attrs of a stored result's record,
 // such as the size of the view a model was shown of it. It does not count as
-// a use. It returns an error wrapping ErrMissing when ref is not stored.
+// a use. It returns an error wrapping ErrMissing when ref is not stored. The
+// facts are written durably, but a crash right after Annotate returns may
+// leave the record as it was: it may lose the facts, never the result.
 func (d *Dir) Annotate(ctx context.Context, ref Ref, attrs map[string]string) error {
 	if err := d.checkOpen(); err != nil {
 		return err
@@ -137,7 +139,10 @@ func (d *Dir) Annotate(ctx context.Context, ref Ref, attrs map[string]string) er
 		info.Attrs = maps.Clone(info.Attrs)
 	}
 	maps.Copy(info.Attrs, attrs)
-	if err := d.writeRecord(ref, info, info.Used); err != nil {
+	// The record it replaces is durable and holds the result: a crash
+	// that loses this rename loses only the new facts, so the rename need
+	// not wait for the disk.
+	if err := d.writeRecord(ref, info, info.Used, replaceContent); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return missingErr(ref)
 		}

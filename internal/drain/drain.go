@@ -142,6 +142,52 @@ func (m *Miner) AddStamped(group uint8, line []byte, start, end int, at int64) i
 	return m.add(group, m.tok.tokenizeStamped(line, start, end), at)
 }
 
+// A Batch holds lines split and masked ahead of being added to a Miner, so
+// that splitting them, the costly part of mining, can run on another
+// goroutine than the miner's: lines added from a batch join the clusters
+// the same lines would join added one by one. Its tokens refer to the
+// lines' bytes, which must not change until the batch is reset. A Batch is
+// not safe for concurrent use.
+type Batch struct {
+	tok  tokenizer
+	ends []int32 // ends[i]: where the tokens of line i end
+}
+
+// NewBatch returns an empty batch for miners made with opts.
+func NewBatch(opts Options) *Batch {
+	return &Batch{tok: tokenizer{max: opts.withDefaults().MaxTokens, keep: true}}
+}
+
+// Reset empties the batch, keeping its memory.
+func (b *Batch) Reset() {
+	b.tok.toks, b.tok.buf, b.tok.first, b.ends = b.tok.toks[:0], b.tok.buf[:0], 0, b.ends[:0]
+}
+
+// Len returns the number of lines in the batch.
+func (b *Batch) Len() int { return len(b.ends) }
+
+// AddStamped splits a line, as Miner.AddStamped would, and keeps it as the
+// batch's next line.
+func (b *Batch) AddStamped(line []byte, start, end int) {
+	if start < 0 || end > len(line) || start > end {
+		b.tok.tokenize(line)
+	} else {
+		b.tok.tokenizeStamped(line, start, end)
+	}
+	b.ends = append(b.ends, int32(len(b.tok.toks)))
+}
+
+// AddBatched adds line i of a batch to a group, as AddStamped adds a line,
+// and returns the id of the cluster it joined, or Other. The batch must
+// have been made with the miner's options.
+func (m *Miner) AddBatched(group uint8, b *Batch, i int, at int64) int {
+	from := int32(0)
+	if i > 0 {
+		from = b.ends[i-1]
+	}
+	return m.add(group, b.tok.toks[from:b.ends[i]], at)
+}
+
 func (m *Miner) add(group uint8, toks []token, at int64) int {
 	leaf, create := m.route(group, toks, len(m.clusters) < m.opts.MaxClusters)
 	best, sim := -1, 0.0

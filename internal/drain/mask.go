@@ -25,6 +25,10 @@ type tokenizer struct {
 	toks []token
 	buf  []byte
 	max  int
+	// keep makes it keep the tokens of the lines before (for a Batch):
+	// those of the line being split start at first.
+	keep  bool
+	first int
 }
 
 // tokenize splits line into tokens: the timestamp that opens it becomes one
@@ -42,11 +46,15 @@ func (t *tokenizer) tokenize(line []byte) []token {
 // tokenizeStamped is tokenize for a line whose timestamp is known to span
 // [s, e); e is 0 when the line has none.
 func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
-	t.toks = t.toks[:0]
-	if cap(t.buf) < 2*len(line)+16 {
-		t.buf = make([]byte, 0, max(256, 2*len(line)+16))
+	if t.keep {
+		t.first = len(t.toks)
+	} else {
+		t.toks, t.first = t.toks[:0], 0
+		if cap(t.buf) < 2*len(line)+16 {
+			t.buf = make([]byte, 0, max(256, 2*len(line)+16))
+		}
+		t.buf = t.buf[:0]
 	}
-	t.buf = t.buf[:0]
 	if j := jsonStart(line); j >= 0 {
 		t.json(line[j:])
 	} else if e > 0 {
@@ -71,11 +79,11 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 	} else {
 		t.words(line)
 	}
-	if len(t.toks) > t.max {
-		t.toks = t.toks[:t.max-1]
+	if len(t.toks)-t.first > t.max {
+		t.toks = t.toks[:t.first+t.max-1]
 		t.toks = append(t.toks, token{text: []byte(Ellipsis), masked: true})
 	}
-	return t.toks
+	return t.toks[t.first:]
 }
 
 // jsonStart returns where a JSON object starts if rest is one (after white
@@ -95,7 +103,7 @@ func jsonStart(rest []byte) int {
 	return -1
 }
 
-func (t *tokenizer) full() bool { return len(t.toks) > t.max }
+func (t *tokenizer) full() bool { return len(t.toks)-t.first > t.max }
 
 // add appends a token, copying its text into the buffer.
 func (t *tokenizer) add(text []byte, masked bool) {
@@ -114,15 +122,38 @@ func (t *tokenizer) words(b []byte) {
 		for i < len(b) && isSpace(b[i]) {
 			i++
 		}
+		// One pass finds the word's end and whether it holds a digit: a
+		// word without one, short enough to be kept, is no variable (nor
+		// is the value of a key=value word without one), and is the most
+		// common word of a log.
 		j := i
-		for j < len(b) && !isSpace(b[j]) {
+		var classes byte
+		for j < len(b) {
+			k := byteClass[b[j]]
+			if k&classSpace != 0 {
+				break
+			}
+			classes |= k
 			j++
 		}
-		if j > i {
+		switch {
+		case j == i:
+		case classes&classDigit == 0 && j-i <= maxTokenLen:
+			t.literal(b[i:j])
+		default:
 			t.word(b[i:j])
 		}
 		i = j
 	}
+}
+
+// literal appends a token that is not masked. Its text is w itself, not a
+// copy: the line outlives the tokens made of it.
+func (t *tokenizer) literal(w []byte) {
+	if t.full() {
+		return
+	}
+	t.toks = append(t.toks, token{text: w[:len(w):len(w)]})
 }
 
 func isSpace(c byte) bool { return byteClass[c]&classSpace != 0 }
@@ -156,6 +187,28 @@ var byteClass = func() (t [256]byte) {
 	return t
 }()
 
+// classCounts holds, for each byte, 1 in the byte of a uint32 that counts
+// its class: digits in the lowest, then hex letters, other letters and
+// slashes.
+var classCounts = func() (t [256]uint32) {
+	for c := range 256 {
+		k := byteClass[c]
+		if k&classDigit != 0 {
+			t[c] |= 1
+		}
+		if k&classHex != 0 {
+			t[c] |= 1 << 8
+		}
+		if k&classLetter != 0 {
+			t[c] |= 1 << 16
+		}
+		if k&classSlash != 0 {
+			t[c] |= 1 << 24
+		}
+	}
+	return t
+}()
+
 // word adds one word, masking its core or, for key=value, its value.
 func (t *tokenizer) word(w []byte) {
 	if k := keyEnd(w); k > 0 {
@@ -165,14 +218,14 @@ func (t *tokenizer) word(w []byte) {
 			t.maskedWord(pre, false, v)
 			return
 		}
-		t.add(w, false)
+		t.literal(w)
 		return
 	}
 	if variable(core(w)) {
 		t.maskedWord(nil, false, w)
 		return
 	}
-	t.add(w, false)
+	t.literal(w)
 }
 
 // maskedWord adds key (which may be empty; eq adds "=" after it) and w
@@ -245,15 +298,14 @@ func variable(c []byte) bool {
 	if len(c) > maxTokenLen {
 		return true
 	}
-	digits, hexLetters, letters, slashes := 0, 0, 0, byte(0)
+	// One sum counts the four classes at once, a byte of the sum each:
+	// no count passes maxTokenLen.
+	var sum uint32
 	for _, ch := range c {
-		k := byteClass[ch]
-		digits += int(k & classDigit)
-		hexLetters += int(k & classHex >> 1)
-		letters += int(k & classLetter >> 2)
-		slashes |= k & classSlash
+		sum += classCounts[ch]
 	}
-	slash := slashes != 0
+	digits, hexLetters, letters := int(sum&0xff), int(sum>>8&0xff), int(sum>>16&0xff)
+	slash := sum>>24 != 0
 	if digits == 0 {
 		return false
 	}

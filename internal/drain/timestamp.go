@@ -19,12 +19,8 @@ const maxTimestampStart = 48
 func Timestamp(line []byte) (start, end int, ok bool) {
 	limit := min(len(line), maxTimestampStart)
 	for i := 0; i < limit; i++ {
-		if i > 0 {
-			// Only at the start of a word.
-			p := line[i-1]
-			if p != ' ' && p != '\t' && p != '[' && p != '(' && p != '<' && p != '>' && p != '"' && p != '=' {
-				continue
-			}
+		if i > 0 && !opensWord[line[i-1]] {
+			continue // only at the start of a word
 		}
 		if n := timestampAt(line[i:], i == 0); n > 0 {
 			s, e := i, i+n
@@ -36,6 +32,14 @@ func Timestamp(line []byte) (start, end int, ok bool) {
 	}
 	return 0, 0, false
 }
+
+// opensWord holds the bytes after which a timestamp may start.
+var opensWord = func() (t [256]bool) {
+	for _, c := range []byte(" \t[(<>\"=") {
+		t[c] = true
+	}
+	return t
+}()
 
 // shapes are the timestamp layouts tried at the start of a word: 'd' is a
 // digit, 'D' a digit or a space, 'M' a month's abbreviation, 'W' a weekday's,
@@ -56,19 +60,61 @@ var shapes = []string{
 	"dddd-dd-dd",
 }
 
-// lineStartShapes are tried only at the very start of a line, where they are
-// unlikely to be something else.
-var lineStartShapes = []string{
+// lineStartLayouts are tried only at the very start of a line, where they
+// are unlikely to be something else.
+var lineStartLayouts = []string{
 	"dd:dd:dd",
 	"Ldddd dd:dd:dd", // glog: I, W, E or F, then month and day
+}
+
+// A shape is compiled into the bytes it fixes (separators, which rule out
+// most words at once, so they are checked first) and the classes of the
+// others: its positions are fixed, as a name takes three bytes.
+type compiledShape struct {
+	n       int         // the length a match has
+	fixed   []shapeByte // positions that must hold one byte
+	classes []shapeByte // positions of a class ('d', 'D', 'L', 'M', 'W')
+	bare    bool        // a bare date, "dddd-dd-dd"
+}
+
+type shapeByte struct {
+	at int
+	c  byte
+}
+
+func compileShape(shape string) compiledShape {
+	cs := compiledShape{bare: shape == "dddd-dd-dd"}
+	for k := 0; k < len(shape); k++ {
+		switch c := shape[k]; c {
+		case 'd', 'D', 'L':
+			cs.classes = append(cs.classes, shapeByte{cs.n, c})
+			cs.n++
+		case 'M', 'W':
+			cs.classes = append(cs.classes, shapeByte{cs.n, c})
+			cs.n += 3
+		default:
+			cs.fixed = append(cs.fixed, shapeByte{cs.n, c})
+			cs.n++
+		}
+	}
+	return cs
+}
+
+func compileShapes(shapes []string) []compiledShape {
+	out := make([]compiledShape, len(shapes))
+	for i, s := range shapes {
+		out[i] = compileShape(s)
+	}
+	return out
 }
 
 // Shapes by the class of their first byte, so that a word is tried only
 // against the layouts it could start.
 var (
-	digitShapes   = shapesStarting("d")
-	monthShapes   = shapesStarting("M")
-	weekdayShapes = shapesStarting("W")
+	digitShapes     = compileShapes(shapesStarting("d"))
+	monthShapes     = compileShapes(shapesStarting("M"))
+	weekdayShapes   = compileShapes(shapesStarting("W"))
+	lineStartShapes = compileShapes(lineStartLayouts)
 )
 
 func shapesStarting(c string) []string {
@@ -86,7 +132,7 @@ func timestampAt(b []byte, lineStart bool) int {
 	if len(b) < 8 {
 		return 0
 	}
-	var try []string
+	var try []compiledShape
 	switch c := b[0]; {
 	case c >= '0' && c <= '9':
 		if !isDigitByte(b[1]) {
@@ -105,9 +151,10 @@ func timestampAt(b []byte, lineStart bool) int {
 	default:
 		return 0
 	}
-	for _, s := range try {
-		if n := matchShape(b, s); n > 0 {
-			if s == "dddd-dd-dd" {
+	for i := range try {
+		s := &try[i]
+		if n := s.match(b); n > 0 {
+			if s.bare {
 				// A bare date, when a word does not go on after it.
 				if n < len(b) && b[n] != ' ' && b[n] != '\t' && b[n] != ']' {
 					continue
@@ -120,8 +167,8 @@ func timestampAt(b []byte, lineStart bool) int {
 	if !lineStart {
 		return 0
 	}
-	for _, s := range lineStartShapes {
-		if n := matchShape(b, s); n > 0 {
+	for i := range lineStartShapes {
+		if n := lineStartShapes[i].match(b); n > 0 {
 			return n + zoneLen(b[n:])
 		}
 	}
@@ -144,56 +191,52 @@ func nameAt(b []byte, names []string) bool {
 var months = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 var weekdays = [...]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 
-// matchShape returns the length of b's prefix that matches shape, or 0.
-func matchShape(b []byte, shape string) int {
-	i := 0
-	for k := 0; k < len(shape); k++ {
-		if i >= len(b) {
+// match returns the length of b's prefix that matches the shape, or 0.
+func (s *compiledShape) match(b []byte) int {
+	if len(b) < s.n {
+		return 0
+	}
+	for _, f := range s.fixed {
+		if b[f.at] != f.c {
 			return 0
 		}
-		switch shape[k] {
+	}
+	for _, k := range s.classes {
+		c := b[k.at]
+		switch k.c {
 		case 'd':
-			if b[i] < '0' || b[i] > '9' {
+			if c < '0' || c > '9' {
 				return 0
 			}
-			i++
 		case 'D':
-			if b[i] != ' ' && (b[i] < '0' || b[i] > '9') {
+			if c != ' ' && (c < '0' || c > '9') {
 				return 0
 			}
-			i++
 		case 'L':
-			if b[i] != 'I' && b[i] != 'W' && b[i] != 'E' && b[i] != 'F' {
+			if c != 'I' && c != 'W' && c != 'E' && c != 'F' {
 				return 0
 			}
-			i++
-		case 'M', 'W':
-			if i+3 > len(b) {
+		case 'M':
+			if !nameIs(b[k.at:k.at+3], months[:]) {
 				return 0
 			}
-			names := months[:]
-			if shape[k] == 'W' {
-				names = weekdays[:]
-			}
-			found := false
-			for _, n := range names {
-				if string(b[i:i+3]) == n {
-					found = true
-					break
-				}
-			}
-			if !found {
+		case 'W':
+			if !nameIs(b[k.at:k.at+3], weekdays[:]) {
 				return 0
 			}
-			i += 3
-		default:
-			if b[i] != shape[k] {
-				return 0
-			}
-			i++
 		}
 	}
-	return i
+	return s.n
+}
+
+// nameIs reports whether b, three bytes, is one of names.
+func nameIs(b []byte, names []string) bool {
+	for _, n := range names {
+		if string(b) == n {
+			return true
+		}
+	}
+	return false
 }
 
 // zones are the zone names accepted after a timestamp.

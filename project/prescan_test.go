@@ -1,0 +1,225 @@
+package project
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// prescanned projects b as a text result whose head a prescan read first,
+// fed in pieces of random sizes (from seed) as a stream would give them. It
+// returns the view and the prescan.
+func prescanned(t *testing.T, b []byte, seed uint64) (Output, *Prescan) {
+	t.Helper()
+	return prescannedAs(t, KindText, testInput(t, b, 2000), b, seed)
+}
+
+// prescannedAs projects in, a result of this kind holding b, after a
+// prescan read b in pieces of random sizes (from seed).
+func prescannedAs(t *testing.T, kind Kind, in *Input, b []byte, seed uint64) (Output, *Prescan) {
+	t.Helper()
+	p := NewPrescan(kind, in.Args)
+	if p == nil {
+		t.Fatalf("no prescan for a %s result", kind)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed))
+	for rest := b; len(rest) > 0; {
+		n := min(len(rest), 1+rng.IntN(600<<10))
+		if rng.IntN(4) == 0 {
+			n = min(len(rest), 1+rng.IntN(200)) // short reads, cutting lines
+		}
+		if k, err := p.Write(rest[:n]); k != n || err != nil {
+			t.Fatalf("Write: %d, %v", k, err)
+		}
+		rest = rest[n:]
+	}
+	p.Close()
+	in.Prescan = p
+	out, err := Project(context.Background(), kind, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.done // a projector that did not use it need not have waited
+	return out, p
+}
+
+// TestPrescanSameView checks that a log's view is the same whether its head
+// was mined by a prescan while it streamed in or by the projector alone:
+// for real logs read whole and for larger ones sampled, however the stream
+// was cut, and that the prescan was used (its scan taken over) rather than
+// ignored.
+func TestPrescanSameView(t *testing.T) {
+	saved := logSample
+	defer func() { logSample = saved }()
+	type input struct {
+		name string
+		b    []byte
+	}
+	var inputs []input
+	for _, f := range logFixtures(t) {
+		inputs = append(inputs, input{f.name, f.output})
+	}
+	inputs = append(inputs, input{"synthetic 3 MB", syntheticLog(t, 3<<20)})
+	for _, sample := range []struct {
+		name               string
+		full, ends, window int64
+		windows            int
+	}{
+		{"default sample", saved.full, saved.ends, saved.window, saved.windows},
+		{"small sample", 1 << 20, 256 << 10, 64 << 10, 4},
+	} {
+		logSample.full, logSample.ends, logSample.window, logSample.windows = sample.full, sample.ends, sample.window, sample.windows
+		for _, in := range inputs {
+			want := projectBytes(t, in.b, 2000)
+			for seed := range uint64(3) {
+				got, p := prescanned(t, in.b, seed)
+				if got.Text != want.Text {
+					t.Fatalf("%s, %s, seed %d: the view differs with a prescan:\n%s\n--- without:\n%s", sample.name, in.name, seed, got.Text, want.Text)
+				}
+				if !p.isLog {
+					continue // not a log: nothing to take over
+				}
+				if !p.taken.Load() || p.at == 0 {
+					t.Errorf("%s, %s: the prescan was not used (taken %v, stopped at %d)", sample.name, in.name, p.taken.Load(), p.at)
+				}
+				if size := int64(len(in.b)); size > logSample.full && p.at < logSample.ends {
+					t.Errorf("%s, %s: the prescan stopped at %d, before the head's end %d", sample.name, in.name, p.at, logSample.ends)
+				}
+			}
+		}
+	}
+}
+
+// TestPrescanNotALog checks that a prescan of a text that is no log (a
+// real source file) gives way to the text projector, with the same view.
+func TestPrescanNotALog(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("prescan.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(b) < 200<<10 {
+		b = append(b, b...)
+	}
+	want := projectBytes(t, b, 2000)
+	got, p := prescanned(t, b, 1)
+	if got.Text != want.Text {
+		t.Fatalf("the view differs with a prescan:\n%s\n--- without:\n%s", got.Text, want.Text)
+	}
+	if p.isLog || p.taken.Load() {
+		t.Errorf("a source file was taken for a log (isLog %v, taken %v)", p.isLog, p.taken.Load())
+	}
+}
+
+// TestPrescanWrongGuess checks that a prescan whose guess of the format
+// differs from the projector's, or that read more than the stored result
+// holds, is not used, and that its state is handed over once only.
+func TestPrescanWrongGuess(t *testing.T) {
+	b := syntheticLog(t, 1<<20)
+	p := NewPrescan(KindText, nil)
+	p.Write(b)
+	p.Close()
+	ctx := context.Background()
+	<-p.done
+	if !p.isLog {
+		t.Fatal("the synthetic log is not taken for a log")
+	}
+	other := p.f
+	other.keywords = !other.keywords
+	if s, _ := p.take(ctx, other, int64(len(b))); s != nil {
+		t.Error("a scan made in another format was taken over")
+	}
+	if s, _ := p.take(ctx, p.f, p.at-1); s != nil {
+		t.Error("a scan of more than the stored result was taken over")
+	}
+	if s, _ := p.take(ctx, p.f, int64(len(b))); s == nil {
+		t.Fatal("the scan was not taken over")
+	}
+	if s, _ := p.take(ctx, p.f, int64(len(b))); s != nil {
+		t.Error("the scan was taken over twice")
+	}
+	if NewPrescan(KindJSON, nil) != nil || NewPrescan(KindText, []byte(`{"intent": "why did the sync fail"}`)) != nil {
+		t.Error("a prescan for JSON or for a call with an intent")
+	}
+	var none *Prescan
+	if n, err := none.Write(b); n != len(b) || err != nil {
+		t.Errorf("a nil prescan's Write: %d, %v", n, err)
+	}
+	none.Close()
+}
+
+// TestPrescanStopsInARecord stops the prescan at a line that continues a
+// record (a Python traceback after its ERROR line, in a real log made by
+// testdata/log-traceback/make.sh): the projector must go on with the
+// record the prescan saw last, as its own scan would have.
+func TestPrescanStopsInARecord(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "log-traceback", "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := logSample
+	defer func() { logSample = saved }()
+	var cuts []int64
+	for off := 0; len(cuts) < 6; {
+		i := bytes.Index(b[off:], []byte("\nTraceback"))
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		cuts = append(cuts, int64(off))
+		if j := bytes.Index(b[off:], []byte("\n  File")); j >= 0 {
+			cuts = append(cuts, int64(off+j+1))
+		}
+	}
+	// The one line of its kind, which a view shows with its record.
+	if i := bytes.Index(b, []byte("\nZeroDivisionError")); i >= 0 {
+		cuts = append(cuts, int64(i+1))
+	}
+	if len(cuts) < 7 {
+		t.Fatal("the log lacks its tracebacks")
+	}
+	for _, cut := range cuts {
+		// Read whole, and sampled with the head ending at the cut.
+		for _, full := range []int64{saved.full, cut + 64<<10} {
+			logSample.full, logSample.ends, logSample.window, logSample.windows = full, cut, 16<<10, 4
+			want := projectBytes(t, b, 2000)
+			got, p := prescanned(t, b, uint64(cut))
+			if got.Text != want.Text {
+				t.Fatalf("head cut at byte %d, read whole up to %d: the view differs with a prescan:\n%s\n--- without:\n%s", cut, full, got.Text, want.Text)
+			}
+			if p.at != cut {
+				t.Errorf("the prescan stopped at byte %d, want %d", p.at, cut)
+			}
+		}
+	}
+}
+
+// TestPrescanLongLineAtTheHeadsEnd puts a line longer than the prescan
+// reads past the head's end (real lines of a log joined into one) where
+// the head ends: the prescan stops at that line's start, which the
+// projector reads, and the view is the same as without a prescan.
+func TestPrescanLongLineAtTheHeadsEnd(t *testing.T) {
+	saved := logSample
+	defer func() { logSample = saved }()
+	b, err := os.ReadFile(filepath.Join("testdata", "log-traceback", "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.IndexByte(b[100<<10:], '\n') + 100<<10 + 1
+	long := bytes.ReplaceAll(b[:200<<10], []byte{'\n'}, []byte{' '})
+	in := append(append(append([]byte{}, b[:at]...), long...), '\n')
+	in = append(in, b[at:]...)
+	for _, full := range []int64{saved.full, 256 << 10} {
+		logSample.full, logSample.ends, logSample.window, logSample.windows = full, int64(at)+1, 16<<10, 4
+		want := projectBytes(t, in, 2000)
+		got, p := prescanned(t, in, 3)
+		if got.Text != want.Text {
+			t.Fatalf("read whole up to %d: the view differs with a prescan:\n%s\n--- without:\n%s", full, got.Text, want.Text)
+		}
+		if p.at != int64(at) || !p.taken.Load() {
+			t.Errorf("the prescan stopped at byte %d (taken %v), want %d", p.at, p.taken.Load(), at)
+		}
+	}
+}
