@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -474,4 +476,33 @@ func FuzzBaselines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestImageTokens checks that an image counts its area over 750 tokens, in
+// a raw output and in a view alike, and that data that is no image counts
+// nothing.
+func TestImageTokens(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 300, 250))); err != nil {
+		t.Fatal(err)
+	}
+	img := base64.StdEncoding.EncodeToString(buf.Bytes())
+	if got := imageTokens(img); got != 100 {
+		t.Errorf("a 300x250 image counts %d tokens, want 100", got)
+	}
+	buf.Reset()
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 3000, 2000))); err != nil {
+		t.Fatal(err)
+	}
+	if got := imageTokens(base64.StdEncoding.EncodeToString(buf.Bytes())); got != maxImageTokens {
+		t.Errorf("a 3000x2000 image counts %d tokens, want the API's most, %d", got, maxImageTokens)
+	}
+	if got := imageTokens(base64.StdEncoding.EncodeToString([]byte("not an image"))); got != 0 {
+		t.Errorf("data that is no image counts %d tokens", got)
+	}
+	c := &Case{Meta: Meta{Kind: project.KindMCP}}
+	doc := `{"content":[{"type":"text","text":"hi"},{"type":"image","data":"` + img + `","mimeType":"image/png"}]}`
+	if got, text := textTokens(tokens.O200k(), c, doc), tokens.O200k().Count(strings.Replace(doc, img, "", 1)); got != text+100 {
+		t.Errorf("the result counts %d tokens, want its text's %d and the image's 100", got, text)
+	}
 }

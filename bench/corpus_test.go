@@ -27,7 +27,7 @@ const corpusDir = "../testdata/corpus"
 const (
 	budget          = 2000
 	goalVisiblePct  = 95.0
-	floorVisiblePct = 90.0
+	floorVisiblePct = 94.5
 	maxMeanFirst    = 2000.0
 	goldenFileName  = "view.golden"
 )

@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -160,7 +163,7 @@ func evaluateCase(ctx context.Context, c *Case, s Strategy, env *Env, o Options)
 	if v.Text == string(c.Output) && !r.RawEstimated {
 		r.FirstTokens = r.RawTokens // passed through: counted already
 	} else {
-		r.FirstTokens = textTokens(o.Counter, c, v.Text)
+		r.FirstTokens = textTokens(o.Counter, c, v.Text) + mediaOnlyTokens(v)
 	}
 	r.LargerThanRaw = r.FirstTokens > r.RawTokens
 	r.LeakBytes = LeakBytes(v.Text)
@@ -443,16 +446,65 @@ func keptMedia(c *Case, v *View) int {
 }
 
 // textTokens counts the tokens of a view's text. For an MCP case whose text
-// is a CallToolResult, the base64 payloads of media blocks are left out:
-// a client sends those to the model as media, not as text tokens.
+// is a CallToolResult, the base64 payloads of media blocks are left out of
+// the text: a client sends those to the model as media, not as text
+// tokens. An image counts instead what the model is charged for it, by its
+// area (imageTokens), so that a view that keeps an image downscaled is
+// weighed against the image it stands for.
 func textTokens(counter tokens.Counter, c *Case, text string) int {
+	media := 0
 	if c.Kind == project.KindMCP {
 		if data, _, ok := mediaData([]byte(text)); ok {
 			// structuredContent may repeat a block: drop every copy.
+			seen := map[string]bool{}
 			for _, d := range data {
 				text = strings.ReplaceAll(text, `"`+d+`"`, `""`)
+				if !seen[d] {
+					seen[d] = true
+					media += imageTokens(d)
+				}
 			}
 		}
 	}
-	return counter.Count(text)
+	return counter.Count(text) + media
 }
+
+// mediaOnlyTokens counts the images a view returns as media blocks beside
+// a text that does not hold them (a text that does is counted by
+// textTokens).
+func mediaOnlyTokens(v *View) int {
+	if _, n, ok := mediaData([]byte(v.Text)); ok && n > 0 {
+		return 0
+	}
+	total := 0
+	for _, m := range v.Media {
+		var b struct {
+			Type string `json:"type"`
+			Data string `json:"data"`
+		}
+		if json.Unmarshal(m, &b) == nil && b.Type == "image" {
+			total += imageTokens(b.Data)
+		}
+	}
+	return total
+}
+
+// imageTokens is what a model is charged for an image sent as base64 data:
+// its area in pixels over 750, Anthropic's rule, at most maxImageTokens (the
+// API scales an image over about 1.15 megapixels down to that). Data that
+// is no image (audio, a blob) counts 0.
+func imageTokens(b64 string) int {
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return 0
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		return 0
+	}
+	return min((cfg.Width*cfg.Height+749)/750, maxImageTokens)
+}
+
+// maxImageTokens is the most one image costs: Anthropic's API scales an
+// image down to about 1.15 megapixels, some 1,600 tokens.
+const maxImageTokens = 1600
