@@ -3,8 +3,6 @@ package project
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -19,30 +17,7 @@ var rarityMarker = regexp.MustCompile(`(?m)^\[… lines [0-9,]+-[0-9,]+ omitted 
 // remarks or warnings, and a passing run over several packages.
 func rarityFixtures(t *testing.T) []commandFixture {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "rarity", "*", "output"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) < 7 {
-		t.Fatalf("found %d rarity fixtures; run testdata/rarity/make.sh", len(paths))
-	}
-	var out []commandFixture
-	for _, p := range paths {
-		dir := filepath.Dir(p)
-		f := commandFixture{name: filepath.Base(dir)}
-		if f.output, err = os.ReadFile(p); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &f.meta); err != nil {
-			t.Fatalf("%s: %v", dir, err)
-		}
-		out = append(out, f)
-	}
-	return out
+	return loadCommandFixtures(t, filepath.Join("testdata", "rarity"), 7, "testdata/rarity/make.sh")
 }
 
 // TestCommandRarity checks that the first view of each fixture holds its

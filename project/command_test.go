@@ -33,12 +33,20 @@ type commandFixture struct {
 
 func commandFixtures(t testing.TB) []commandFixture {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "command", "*", "output"))
+	return loadCommandFixtures(t, filepath.Join("testdata", "command"), 10, "scripts/fixtures/command.sh")
+}
+
+// loadCommandFixtures reads the fixtures under dir, one folder each with
+// output and meta.json, and fails when fewer than least are there (they are
+// made by the script named).
+func loadCommandFixtures(t testing.TB, dir string, least int, script string) []commandFixture {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "output"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) < 10 {
-		t.Fatalf("found %d command fixtures; run scripts/fixtures/command.sh", len(paths))
+	if len(paths) < least {
+		t.Fatalf("found %d fixtures in %s; run %s", len(paths), dir, script)
 	}
 	var out []commandFixture
 	for _, p := range paths {
