@@ -456,7 +456,7 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		return nil, perr
 	}
 	out = g.summarize(ctx, res, kind, obj, info, out, &rc)
-	if v := g.wholeIfSmaller(kind, res, keep, out, rc); v != nil {
+	if v := g.wholeIfSmaller(kind, res, keep, out, &rc); v != nil {
 		return v, nil
 	}
 	if ended && commandAttrs(res) != nil {
@@ -511,15 +511,16 @@ func (g *Guard) prefix(res Result, exempt bool, threshold int) (body []byte, res
 // cost as many tokens as the whole result or more: no view is larger than
 // what it stands for. It applies to a text result counted exactly and held
 // whole in memory; the result stays stored, and the receipt keeps its ref.
-func (g *Guard) wholeIfSmaller(kind Kind, res Result, keep *headTail, out project.Output, rc Receipt) *View {
+// The view's count is kept in rc, for finish not to count it again.
+func (g *Guard) wholeIfSmaller(kind Kind, res Result, keep *headTail, out project.Output, rc *Receipt) *View {
 	if kind == KindBinary || len(out.Media) > 0 || len(res.Spilled) > 0 || rc.Summary != nil ||
 		rc.Tokens == nil || rc.TokensBy != g.cfg.Counter.Name() || !keep.complete() {
 		return nil
 	}
-	if n := g.cfg.Counter.Count(out.Text); n < *rc.Tokens {
+	if rc.ViewTokens = g.cfg.Counter.Count(out.Text); rc.ViewTokens < *rc.Tokens {
 		return nil
 	}
-	v := g.exact(string(keep.bytes()), rc, *rc.Tokens, rc.TokensBy)
+	v := g.exact(string(keep.bytes()), *rc, *rc.Tokens, rc.TokensBy)
 	v.Ref = rc.Ref
 	return v
 }
@@ -655,7 +656,9 @@ func (g *Guard) finish(ctx context.Context, in *project.Input, out project.Outpu
 		rc.Output = OutputProjected
 	}
 	rc.ViewBytes = len(out.Text)
-	rc.ViewTokens = g.cfg.Counter.Count(out.Text)
+	if rc.ViewTokens == 0 { // not counted yet (see wholeIfSmaller)
+		rc.ViewTokens = g.cfg.Counter.Count(out.Text)
+	}
 	if n, err := project.LinesOf(in); err == nil {
 		rc.Lines = &n
 	}
