@@ -376,6 +376,13 @@ func TestEverythingServer(t *testing.T) {
 	if _, err := proxied.CallTool(ctx, params); err != nil {
 		t.Fatal(err)
 	}
+	// crumb relays them in order, before the result (readUpstream writes
+	// each message as it comes); the client may still be handling the last
+	// one when CallTool returns, now that a small result comes back at
+	// once: wait for it, a while.
+	for end := time.Now().Add(5 * time.Second); progress.Load() < 4 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if n := progress.Load(); n != 4 {
 		t.Errorf("got %d progress notifications through crumb, want 4", n)
 	}
