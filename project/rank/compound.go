@@ -20,7 +20,8 @@ func (m *Matcher) initJoins() {
 
 // compounds raises the levels of two words in a row that the identifier
 // last split (m.ident, m.parts) writes run together: whole when a part of
-// it, or all of it, is the two words; in another form when it holds them.
+// it, or all of it, is the two words; in another form when it holds them,
+// unless one of them is short (see Word.Short).
 func (m *Matcher) compounds(held uint32, lv *Levels) {
 	for set := held & (held >> 1); set != 0; set &= set - 1 {
 		i := bits.TrailingZeros32(set)
@@ -35,6 +36,9 @@ func (m *Matcher) compounds(held uint32, lv *Levels) {
 			if bytes.Equal(m.ident[p[0]:p[1]], m.joins[i]) {
 				level = Whole
 			}
+		}
+		if level < Whole && m.short&(3<<i) != 0 {
+			continue
 		}
 		lv.Raise(i, level)
 		lv.Raise(i+1, level)

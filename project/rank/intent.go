@@ -41,8 +41,9 @@ type Word struct {
 type Intent struct {
 	// Raw is the intent as written.
 	Raw string
-	// Words are its words, lower case, without stop words and words under
-	// 3 letters, at most MaxWords.
+	// Words are its words, lower case, without stop words, words of one
+	// letter and words of two that are prose (see Word.Short), at most
+	// MaxWords.
 	Words []Word
 	// Keys are its compound names, lower case, as written: words joined by
 	// dots, dashes, at signs or slashes ("lodash.merge", "core-js",
@@ -63,6 +64,7 @@ func Parse(raw string) *Intent {
 	it := &Intent{Raw: raw}
 	idents := map[string]bool{}
 	seenKey := map[string]bool{}
+	alone := map[string]bool{} // the tokens written alone, not in a compound key
 	for _, f := range strings.Fields(raw) {
 		tok := strings.Trim(f, "\"'`()[]{}<>,;:!?")
 		tok = strings.TrimRight(tok, ".")
@@ -70,6 +72,7 @@ func Parse(raw string) *Intent {
 			idents[strings.ToLower(tok)] = true
 		}
 		low := strings.ToLower(tok)
+		alone[low] = true
 		if len(low) < 3 || !strings.ContainsAny(low, "-./@") || strings.Contains(low, "://") {
 			continue
 		}
@@ -88,7 +91,7 @@ func Parse(raw string) *Intent {
 	}
 	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(raw), func(r rune) bool { return !isWordRune(r) }) {
-		if len(w) < 3 || StopWords[w] || seen[w] {
+		if len(w) < 3 && !(shortWord(w) && alone[w]) || StopWords[w] || seen[w] {
 			continue
 		}
 		seen[w] = true

@@ -100,7 +100,7 @@ func (l Levels) Best() Level {
 // space: one Matcher serves one goroutine.
 type Matcher struct {
 	it    *Intent
-	keys  [][]byte // each word's first three letters: a text must hold one
+	keys  [][]byte // each word's first three letters (two of a short word): a text must hold one
 	text  [][]byte // each word, and its stem
 	stem  [][]byte
 	low   []byte // scratch: the lower-case text
@@ -116,6 +116,9 @@ type Matcher struct {
 	// tri holds the first three letters of each word and key, by their
 	// bits in pair.
 	tri [MaxWords + maxKeys][3]byte
+	// short has a bit for each short word (see Word.Short): its tri
+	// holds two letters.
+	short uint32
 	// all has a bit for every word and key; empty is set for an intent
 	// that names nothing.
 	all   uint32
@@ -169,6 +172,11 @@ func NewMatcher(it *Intent) *Matcher {
 		m.text = append(m.text, []byte(w.Text))
 		m.stem = append(m.stem, []byte(w.Stem))
 		m.pair[int(byteClass[k[0]])<<5|int(byteClass[k[1]])] |= 1 << i
+		if w.Short() {
+			m.short |= 1 << i
+			m.tri[i] = [3]byte{k[0], k[1]}
+			continue
+		}
 		m.tri[i] = [3]byte{k[0], k[1], k[2]}
 	}
 	m.initJoins()
@@ -198,7 +206,7 @@ func (m *Matcher) candidates(text []byte) uint32 {
 		return all
 	}
 	var found uint32
-	if len(text) < 3 {
+	if len(text) < 3 && (len(text) < 2 || m.short == 0) {
 		return 0
 	}
 	pair, tri := &m.pair, &m.tri
@@ -211,11 +219,21 @@ func (m *Matcher) candidates(text []byte) uint32 {
 			b := bits.TrailingZeros32(set) & (MaxWords + maxKeys - 1)
 			set &= set - 1
 			k := &tri[b]
-			if lowerByte[text[i-1]] == k[0] && lowerByte[text[i]] == k[1] && lowerByte[text[i+1]] == k[2] {
+			if lowerByte[text[i-1]] == k[0] && lowerByte[text[i]] == k[1] && (m.short&(1<<b) != 0 || lowerByte[text[i+1]] == k[2]) {
 				found |= 1 << b
 				if found == all {
 					return found
 				}
+			}
+		}
+	}
+	// A short word may end the text, where the pass above stops short.
+	if set := m.short &^ found; set != 0 {
+		a, z := lowerByte[text[len(text)-2]], lowerByte[text[len(text)-1]]
+		for ; set != 0; set &= set - 1 {
+			b := bits.TrailingZeros32(set)
+			if m.tri[b][0] == a && m.tri[b][1] == z {
+				found |= 1 << b
 			}
 		}
 	}
@@ -384,6 +402,9 @@ func (m *Matcher) matchIdent(id, low []byte, held uint32, lv *Levels) {
 // its parts lower case, without underscores.
 func (m *Matcher) levelIn(i int, joined []byte) Level {
 	text, stem, ident := m.text[i], m.stem[i], m.it.Words[i].Ident
+	if m.short&(1<<i) != 0 {
+		return shortLevel(text, joined, m.parts)
+	}
 	if bytes.Equal(joined, text) {
 		return Whole
 	}
