@@ -176,3 +176,21 @@ func looksLikePath(p []byte) bool {
 	i := bytes.LastIndexByte(p, '.')
 	return i > 0 && i < len(p)-1
 }
+
+// regionHead reports a line of a command's output that heads one file's
+// region of a bundle: a diff's "diff --git a/x b/x", head and tail's
+// "==> x <==". It costs a byte comparison for most lines, for it runs on
+// every line of the output (see cmdRanker.add): a line found inside the
+// region shows with the line that names its file.
+func regionHead(t []byte) bool {
+	if len(t) < 8 {
+		return false
+	}
+	switch t[0] {
+	case 'd':
+		return bytes.HasPrefix(t, []byte("diff --git "))
+	case '=':
+		return bytes.HasPrefix(t, []byte("==> ")) && bytes.HasSuffix(bytes.TrimRight(t, "\r"), []byte(" <=="))
+	}
+	return false
+}

@@ -119,6 +119,9 @@ type cmdRanker struct {
 	st *rank.Stats
 
 	topLine, topOff int64 // the last line that is not indented
+	// regLine and regOff locate the line that heads the bundle's region
+	// the scan is in (see regionHead); regLine is 0 outside one.
+	regLine, regOff int64
 }
 
 func (r *cmdRanker) init(intent string) {
@@ -139,8 +142,15 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		r.st.Add(lv)
 	}
 	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before, tmpl: drain.Other, lv: lv}
-	if m.head && r.topLine > 0 {
+	if indent == 0 && regionHead(t) {
+		r.regLine, r.regOff = no, start
+	}
+	switch {
+	case m.head && r.topLine > 0:
 		ev.headLine, ev.headOff = r.topLine, r.topOff
+	case r.regLine > 0 && r.regLine < no:
+		// The file of a diff it is in.
+		ev.headLine, ev.headOff = r.regLine, r.regOff
 	}
 	if indent == 0 {
 		r.topLine, r.topOff = no, start

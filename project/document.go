@@ -182,12 +182,22 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		}
 		var ps []placed
 		// A short head for orientation: the title, the page's header.
+		// The most one heading may take: a commit's takes several lines.
+		headRoom := int(float64(e.in.Budget) * docRunnerShare)
+		if d.res.Format == sections.Git {
+			headRoom *= 2
+		}
 		if best.Line > 1 {
-			limit, err := e.doc.LineStart(min(docHeadLines, best.Line-1) + 1)
+			head := int64(docHeadLines)
+			if first := d.res.Sections[0]; d.res.Format == sections.Git && first.Line == 1 {
+				// The first commit's heading and subject: the latest.
+				head = first.Body
+			}
+			limit, err := e.doc.LineStart(min(head, best.Line-1) + 1)
 			if err != nil {
 				return nil, err
 			}
-			x, used, err := e.forward(0, limit, min(room, int(float64(e.in.Budget)*docRunnerShare)))
+			x, used, err := e.forward(0, limit, min(room, headRoom))
 			if err != nil {
 				return nil, err
 			}
@@ -207,7 +217,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			}
 			// Together they take at most half the room: the best
 			// section comes first.
-			x, used, err := d.section(r.Section, to, min(room/(2*len(heads)), int(float64(e.in.Budget)*docRunnerShare)))
+			x, used, err := d.section(r.Section, to, min(room/(2*len(heads)), headRoom))
 			if err != nil {
 				return nil, err
 			}
@@ -364,7 +374,9 @@ func (d *document) fill(ctx context.Context, l layout, gaps int, share float64, 
 // outline renders the headings the shown lines leave out, the higher
 // levels first, within room tokens.
 func (d *document) outline(shown lineSpans, room int) ([]string, int, error) {
-	if room <= 0 || d.res.Format == sections.Blocks {
+	if room <= 0 || d.res.Format == sections.Blocks || d.res.Format == sections.Git {
+		// Blocks have no headings; a commit's heading is its hash, which
+		// says nothing without its subject.
 		return nil, 0, nil
 	}
 	ranked := map[int64]bool{}
@@ -426,7 +438,8 @@ func sortExcerpts(xs []excerpt) {
 }
 
 // commandDocument shows a command's output by its sections when it is a
-// man page, or an HTML page the call says what it is after; it reports
+// man page, or an HTML page or git's output (log, show, diff) the call
+// says what it is after; it reports
 // false otherwise, for the command projector to show it. A command that
 // failed is the command projector's too: its error is the evidence.
 func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool, error) {
@@ -435,8 +448,22 @@ func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool
 		return Output{}, false, nil
 	}
 	f, ok, err := sniffDocument(e, "")
-	if err != nil || !ok || f != sections.Man && (f != sections.HTML || intent == "") {
+	if err != nil {
 		return Output{}, false, err
+	}
+	if intent != "" {
+		// git log, git show and git diff: the commits and files' changes
+		// are its sections (sections.Git).
+		head, err := e.doc.ReadRange(0, min(e.doc.Size(), 4<<10))
+		if err != nil {
+			return Output{}, false, err
+		}
+		if sections.IsGit(head) {
+			f, ok = sections.Git, true
+		}
+	}
+	if !ok || f != sections.Man && (f != sections.HTML && f != sections.Git || intent == "") {
+		return Output{}, false, nil
 	}
 	l := layout{title: "command", facts: []string{ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)}}
 	if in.Duration > 0 {

@@ -46,6 +46,11 @@ const (
 	// of lines between blank lines (at most MaxBlock lines) is a section
 	// whose first line stands for its heading. Detect never returns it.
 	Blocks
+	// Git is the output of git log, git show and git diff: each commit
+	// ("commit <sha>" and its header lines) is a section, and each file's
+	// changes ("diff --git a/x b/x") one under it (see IsGit). Detect
+	// never returns it: a diff read as a file keeps its regions by path.
+	Git
 )
 
 // String names the format for a view's header.
@@ -57,6 +62,8 @@ func (f Format) String() string {
 		return "HTML"
 	case Man:
 		return "man page"
+	case Git:
+		return "git"
 	}
 	return "text"
 }
@@ -73,6 +80,8 @@ func (f Format) Grep() string {
 		return `^[A-Z][A-Z0-9 ,/&()-]+$|^ {1,12}--?[A-Za-z0-9]`
 	case Blocks:
 		return `^\S`
+	case Git:
+		return `^(commit [0-9a-f]{7,}|diff --git )`
 	}
 	return `^ {0,4}((\d+\.)+\d*|[A-Z]\.|(?i:section|article|appendix) [0-9A-Z]+)\.? +[A-Z]|^ *[A-Z][A-Z0-9 ,/&()-]+$`
 }

@@ -48,11 +48,14 @@ type heading struct {
 	// beside is the start of a term's text on its tag's line.
 	beside string
 	// head marks a heading that is the first line of a block's text.
-	head  bool
-	names []string
-	level int
-	term  bool
-	span  int // lines the heading takes, its first included
+	head bool
+	// describe marks a heading whose first line of text says what the
+	// section is (a commit's subject): it counts as its name.
+	describe bool
+	names    []string
+	level    int
+	term     bool
+	span     int // lines the heading takes, its first included
 }
 
 // open is the section being read: its fields for ranking.
@@ -86,6 +89,8 @@ type Segmenter struct {
 	f Format
 	m *rank.Matcher // nil without an intent
 	q []line        // the current line and the lookahead
+	// ahead is how many lines of lookahead the format's headings need.
+	ahead int
 	// prevBlank reports that the line before the current one was blank
 	// (true at the start); prevAdorn is its adornment character, when it
 	// was an underline or an overline.
@@ -135,7 +140,10 @@ type Ranked struct {
 // New returns a segmenter for a document of format f. With a matcher, it
 // ranks the sections for the matcher's intent.
 func New(f Format, m *rank.Matcher) *Segmenter {
-	s := &Segmenter{f: f, prevBlank: true, res: Result{Format: f}}
+	s := &Segmenter{f: f, prevBlank: true, res: Result{Format: f}, ahead: lookahead}
+	if f == Git {
+		s.ahead = gitLookahead
+	}
 	if m != nil {
 		s.opts = m.Intent().Options()
 	}
@@ -150,11 +158,11 @@ func New(f Format, m *rank.Matcher) *Segmenter {
 // without its line ending. The segmenter copies what it keeps.
 func (s *Segmenter) Line(n int64, text []byte) {
 	var recycled []byte
-	if len(s.q) == lookahead+1 {
+	if len(s.q) == s.ahead+1 {
 		s.step()
 		recycled = s.q[0].raw[:0]
 		copy(s.q, s.q[1:])
-		s.q = s.q[:lookahead]
+		s.q = s.q[:s.ahead]
 	}
 	raw := append(recycled, bytes.TrimRight(text, " \t\r")...)
 	t := bytes.TrimLeft(raw, " \t")
@@ -293,7 +301,7 @@ func (s *Segmenter) start(cur *line, h heading) {
 		}
 	}
 	o.lines = int64(h.span)
-	o.describe = h.term
+	o.describe = h.term || h.describe
 	s.cur = o
 	if h.beside != "" && s.m != nil {
 		s.describe(o, []byte(h.beside))
@@ -414,6 +422,8 @@ func (s *Segmenter) classify(cur *line, next []line) (heading, bool) {
 		return s.manHeading(cur, next)
 	case Blocks:
 		return s.block(cur)
+	case Git:
+		return s.gitHeading(cur, next)
 	}
 	return s.plainHeading(cur, next)
 }
