@@ -54,6 +54,7 @@ type cmdEvidence struct {
 	headLine, headOff int64
 	tmpl              int           // its template, or drain.Other
 	lv                rank.Levels   // the intent's words it holds
+	def               bool          // it defines a name the intent names (rank.Matcher.Defines)
 	rank              float64       // rank.Score of its signals, once ranked
 	sev               rank.Severity // the severity its class gives, once ranked
 }
@@ -142,6 +143,9 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		r.st.Add(lv)
 	}
 	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before, tmpl: drain.Other, lv: lv}
+	if lv != 0 {
+		ev.def = r.m.Defines(t, lv) != 0
+	}
 	if indent == 0 && regionHead(t) {
 		r.regLine, r.regOff = no, start
 	}
@@ -185,6 +189,9 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		// A first guess at how well the line meets the intent: its score
 		// by the words' rarity in the lines seen so far.
 		ev.rank = r.st.Score(lv)
+		if ev.def {
+			ev.rank *= 2 // a definition is kept before the lines that use its name
+		}
 		r.hits.keep(ev, cmdMaxIntent)
 	}
 }
@@ -223,6 +230,9 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		ev := &evs[i]
 		sev, st := cmdMatch{fam: ev.fam, score: ev.score}.signals()
 		ev.sev = sev
+		if ev.def && st == rank.Plain {
+			st = rank.Definition
+		}
 		sig := rank.Signals{Severity: sev, Structure: st, Edge: cmdEdge(ev.line, total)}
 		if ev.tmpl != drain.Other {
 			sig.Count, sig.Total = r.count[ev.tmpl], units
@@ -241,10 +251,12 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		// A line the intent names is evidence on its own: with the
 		// details of failures, and the start of what it opens (an
 		// option's description, a definition's body), when it holds half
-		// a word no other line holds; with warnings when it holds a
-		// quarter; not at all when all it holds are words most lines
-		// hold.
-		case sig.Intent >= 1:
+		// a word no other line holds, or defines a name the intent
+		// names; with warnings when it holds a quarter; not at all when
+		// all it holds are words most lines hold.
+		case sig.Intent >= 1 || ev.def:
+			// A definition of a name the intent names is the name's
+			// place, however common the name.
 			ev.score, ev.after = scoreDetail, 1
 		case sig.Intent >= 0.5:
 			ev.score = scoreWarn
