@@ -11,6 +11,8 @@ func FuzzMatcherFilter(f *testing.F) {
 	f.Add("why is lodash pinned", `lodash.debounce@^4.0.8, lodash@^4.17.21:`)
 	f.Add("ÄÖÜ straße", "Straße_ÄÖÜ x")
 	f.Add("abc", "ab")
+	f.Add("the gc and io", "func (d *Dir) gc(ctx) GCStats; run gc")
+	f.Add("os", "os")
 	f.Fuzz(func(t *testing.T, intent, text string) {
 		it := Parse(intent)
 		fast, slow := NewMatcher(it), NewMatcher(it)

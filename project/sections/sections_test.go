@@ -289,8 +289,9 @@ func FuzzSegment(f *testing.F) {
 	f.Add("# T\n\ntext\n\nSub\n---\n```\n# no\n```\n", uint8(Markdown))
 	f.Add("<h2 id=x>A\n</h2><dt>b</dt>\n<script>\n<h1>no</h1></script>", uint8(HTML))
 	f.Add("  8. Termination.\n\nTitle\n=====\n\nSECTION 4\n", uint8(Plain))
+	f.Add("commit 0123456789abcdef\nMerge: a b\nAuthor: A <a@x>\nDate:   now\n\n    keep it\n\ndiff --git a/k b/k\nindex 1..2\n--- a/k\n+++ b/k\n@@ -1 +1 @@\n-x\n+keep\ncommit 1234567\n", uint8(Git))
 	f.Fuzz(func(t *testing.T, text string, format uint8) {
-		s := New(Format(format%5), rank.NewMatcher(rank.Parse("keep termination")))
+		s := New(Format(format%6), rank.NewMatcher(rank.Parse("keep termination")))
 		lines := strings.Split(text, "\n")
 		for i, l := range lines {
 			s.Line(int64(i+1), []byte(l))
