@@ -9,11 +9,12 @@ import "math/bits"
 // definition are few and shared by most languages; the name follows them,
 // after a Go method's receiver.
 
-// defKeywords open a definition in common languages.
+// defKeywords open a definition in common languages (Go, Python, Rust,
+// JavaScript, TypeScript, C, Java, Ruby); words that prose uses as often
+// ("record", "object") are left out.
 var defKeywords = [][]byte{
 	[]byte("func"), []byte("def"), []byte("class"), []byte("fn"), []byte("type"), []byte("struct"),
-	[]byte("interface"), []byte("enum"), []byte("trait"), []byte("function"), []byte("module"), []byte("sub"),
-	[]byte("proc"), []byte("object"), []byte("record"),
+	[]byte("interface"), []byte("enum"), []byte("trait"), []byte("function"),
 }
 
 // Defines returns the words of the intent, as a bit set (bit i for word
