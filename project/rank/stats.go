@@ -12,6 +12,7 @@ type Stats struct {
 	units      int64
 	any, whole []int64
 	keys       [16]int64 // the units that hold each key whole
+	named      []int64   // the units each word names, once counted (see AddNamed)
 }
 
 // NewStats returns counts for the words of a matcher.
@@ -113,7 +114,10 @@ type Fields struct {
 	strong, any [nFields][]float64
 	// exact marks the words the unit's name is: a name the intent names
 	// counts once more.
-	exact   []bool
+	exact []bool
+	// named marks the words the unit's name is, letter for letter
+	// (ExactName): weighed by how few units are so named (AddNamed).
+	named   []bool
 	keys    Levels // the keys its name meets whole
 	options int    // the short options its name is (ExactOption)
 }
@@ -121,7 +125,7 @@ type Fields struct {
 // NewFields returns empty fields for the words of a matcher.
 func NewFields(m *Matcher) *Fields {
 	n := m.N()
-	t := &Fields{exact: make([]bool, n)}
+	t := &Fields{exact: make([]bool, n), named: make([]bool, n)}
 	for f := range nFields {
 		t.strong[f], t.any[f] = make([]float64, n), make([]float64, n)
 	}
@@ -151,7 +155,9 @@ func (t *Fields) Add(lv Levels, field int) {
 // ExactName marks the words a unit's name is, letter for letter.
 func (t *Fields) ExactName(m *Matcher, name string) {
 	for i, w := range m.it.Words {
-		t.exact[i] = t.exact[i] || strings.EqualFold(name, w.Text)
+		if strings.EqualFold(name, w.Text) {
+			t.exact[i], t.named[i] = true, true
+		}
 	}
 }
 
@@ -178,7 +184,10 @@ func (t *Fields) Score(s *Stats, length, avg float64) float64 {
 		}
 	}
 	for i, x := range t.exact {
-		if x {
+		switch {
+		case t.named[i]:
+			total += fieldWeight[FieldName] * s.namedIDF(i)
+		case x:
 			total += fieldWeight[FieldName] * s.IDF(i, Whole)
 		}
 	}

@@ -375,6 +375,9 @@ func (s *Segmenter) closeCur(end int64) {
 		return
 	}
 	s.st.Add(o.lv)
+	if o.fields != nil {
+		s.st.AddNamed(o.fields)
+	}
 	s.units++
 	s.unitLines += o.lines
 	if o.lv == 0 && !o.option {
