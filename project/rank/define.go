@@ -32,27 +32,19 @@ func (m *Matcher) Defines(text []byte, lv Levels) uint32 {
 		return 0
 	}
 	var out uint32
-	for i := 0; i < len(text); {
-		if !IsIdentByte(text[i]) {
-			i++
-			continue
+	eachIdent(text, func(i, j int) {
+		if !isDefKeyword(text[i:j]) {
+			return
 		}
-		j := i
-		for j < len(text) && IsIdentByte(text[j]) {
-			j++
-		}
-		if isDefKeyword(text[i:j]) {
-			if name := defName(text, j); name != nil {
-				for set := exact; set != 0; set &= set - 1 {
-					w := bits.TrailingZeros32(set)
-					if equalFoldASCII(name, m.text[w]) {
-						out |= 1 << w
-					}
+		if name := defName(text, j); name != nil {
+			for set := exact; set != 0; set &= set - 1 {
+				w := bits.TrailingZeros32(set)
+				if equalFoldASCII(name, m.text[w]) {
+					out |= 1 << w
 				}
 			}
 		}
-		i = j
-	}
+	})
 	return out
 }
 

@@ -267,18 +267,7 @@ func (m *Matcher) Levels(text []byte) Levels {
 	if m.noFilter {
 		// Every identifier, for the tests that check the search below
 		// loses nothing.
-		for i := 0; i < len(text); {
-			if !IsIdentByte(text[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < len(text) && IsIdentByte(text[j]) {
-				j++
-			}
-			m.ident1(text, i, j, words, &lv)
-			i = j
-		}
+		eachIdent(text, func(i, j int) { m.ident1(text, i, j, words, &lv) })
 		return lv
 	}
 	// The identifiers that hold a word's first three letters, each once.
@@ -331,6 +320,22 @@ func (m *Matcher) ident1(text []byte, i, j int, words uint32, lv *Levels) {
 				lv.Raise(w, Exact)
 			}
 		}
+	}
+}
+
+// eachIdent calls fn with the bounds of each identifier of text, in order.
+func eachIdent(text []byte, fn func(i, j int)) {
+	for i := 0; i < len(text); {
+		if !IsIdentByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && IsIdentByte(text[j]) {
+			j++
+		}
+		fn(i, j)
+		i = j
 	}
 }
 

@@ -1,14 +1,10 @@
 package sections
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // gitFixture reads real git output of the crumb repository's history, as
@@ -20,23 +16,6 @@ func gitFixture(t *testing.T, name string) []byte {
 		t.Fatalf("fixture %s: %v (regenerate with ../testdata/git/make.sh)", name, err)
 	}
 	return b
-}
-
-// segmentGit runs a segmenter for git's output over b.
-func segmentGit(b []byte, intent string) Result {
-	var m *rank.Matcher
-	if intent != "" {
-		m = rank.NewMatcher(rank.Parse(intent))
-	}
-	s := New(Git, m)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	n := int64(0)
-	for sc.Scan() {
-		n++
-		s.Line(n, sc.Bytes())
-	}
-	return s.Close(n)
 }
 
 // TestGitSections checks the records of real git log output: every commit
@@ -52,7 +31,7 @@ func TestGitSections(t *testing.T) {
 			t.Fatalf("%s: not told as git's output", name)
 		}
 		lines := strings.Split(string(b), "\n")
-		res := segmentGit(b, "")
+		res := segmentAs(Git, b, "")
 		var commits, diffs int
 		for _, s := range res.Sections {
 			head := lines[s.Line-1]
@@ -98,7 +77,7 @@ func TestGitRanked(t *testing.T) {
 		{"log-p", "Which commit stopped checking the redis namespace with a regular expression", "commit 5ea97545e9d35ad831c9c0747e098d7486497458"},
 	} {
 		b := gitFixture(t, c.name)
-		res := segmentGit(b, c.intent)
+		res := segmentAs(Git, b, c.intent)
 		if len(res.Ranked) == 0 {
 			t.Fatalf("%s: nothing ranked", c.name)
 		}

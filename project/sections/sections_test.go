@@ -30,6 +30,11 @@ func fixture(t testing.TB, name string) []byte {
 func segment(t testing.TB, name string, b []byte, intent string) Result {
 	t.Helper()
 	f, _ := Detect(name, b[:min(len(b), 8192)])
+	return segmentAs(f, b, intent)
+}
+
+// segmentAs runs a segmenter for format f over a document, line by line.
+func segmentAs(f Format, b []byte, intent string) Result {
 	var m *rank.Matcher
 	if intent != "" {
 		m = rank.NewMatcher(rank.Parse(intent))
