@@ -179,9 +179,10 @@ func looksLikePath(p []byte) bool {
 
 // regionHead reports a line of a command's output that heads one file's
 // region of a bundle: a diff's "diff --git a/x b/x" or "diff -ruN old/x
-// new/x" (diff -r), head and tail's "==> x <==". It costs a byte comparison for most lines, for it runs on
-// every line of the output (see cmdRanker.add): a line found inside the
-// region shows with the line that names its file.
+// new/x" (diff -r), head and tail's "==> x <==". It costs a byte
+// comparison for most lines, for it runs on every line of the output (see
+// cmdRanker.add): a line found inside the region shows with the line that
+// names its file.
 func regionHead(t []byte) bool {
 	if len(t) < 8 {
 		return false

@@ -438,10 +438,11 @@ func sortExcerpts(xs []excerpt) {
 }
 
 // commandDocument shows a command's output by its sections when it is a
-// man page, or an HTML page or git's output (log, show, diff) the call
-// says what it is after; it reports
-// false otherwise, for the command projector to show it. A command that
-// failed is the command projector's too: its error is the evidence.
+// man page, or an HTML page or git log's or git show's output the call
+// says what it is after; it reports false otherwise, for the command
+// projector to show it (a diff alone among them: its lines are ranked one
+// by one, each with the line that names its file). A command that failed
+// is the command projector's too: its error is the evidence.
 func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool, error) {
 	intent := intentOf(in.Args)
 	if in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
@@ -452,8 +453,8 @@ func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool
 		return Output{}, false, err
 	}
 	if intent != "" {
-		// git log, git show and git diff: the commits and files' changes
-		// are its sections (sections.Git).
+		// git log and git show: the commits, and the files' changes in
+		// them, are its sections (sections.Git).
 		head, err := e.doc.ReadRange(0, min(e.doc.Size(), 4<<10))
 		if err != nil {
 			return Output{}, false, err

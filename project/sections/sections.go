@@ -46,10 +46,10 @@ const (
 	// of lines between blank lines (at most MaxBlock lines) is a section
 	// whose first line stands for its heading. Detect never returns it.
 	Blocks
-	// Git is the output of git log, git show and git diff: each commit
-	// ("commit <sha>" and its header lines) is a section, and each file's
-	// changes ("diff --git a/x b/x") one under it (see IsGit). Detect
-	// never returns it: a diff read as a file keeps its regions by path.
+	// Git is the output of git log and git show: each commit ("commit
+	// <sha>" and its header lines) is a section, and each file's changes
+	// in it ("diff --git a/x b/x") one under it (see IsGit). Detect never
+	// returns it: a diff read as a file keeps its regions by path.
 	Git
 )
 
