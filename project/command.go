@@ -769,6 +769,14 @@ func (p *cmdProjector) pickEvidence(ev cmdEvidence, before, after uint8, block b
 			p.pick(h, prioContext)
 		}
 	}
+	// The heading of the commit it is in: its hash, author and date.
+	for i, off := int64(0), ev.recOff; ev.recLine > 0 && i < int64(ev.recN); i++ {
+		h, err := p.line(ev.recLine+i, off, false)
+		if err != nil || !p.pick(h, prioContext) || h.cutEnd {
+			break
+		}
+		off = h.end
+	}
 	next := pl
 	for i := 0; (i < int(after) || block && i < cmdBlockLines) && next.no < p.total && !next.cutEnd; i++ {
 		q, err := p.line(next.no+1, next.end, false)

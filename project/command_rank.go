@@ -7,6 +7,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/drain"
 	"github.com/crumb-dev/crumb/project/rank"
+	"github.com/crumb-dev/crumb/project/sections"
 )
 
 // A command's evidence is ranked by the shared ranker (project/rank), from
@@ -50,13 +51,19 @@ type cmdEvidence struct {
 	after  uint8 // lines after it that belong with it
 	before uint8 // lines before it that belong with it
 	// headLine and headOff locate the line it belongs under (see
-	// cmdMatch.head); headLine is 0 when none.
+	// cmdMatch.head), or the file of a bundle it is in (regionHead);
+	// headLine is 0 when none.
 	headLine, headOff int64
-	tmpl              int           // its template, or drain.Other
-	lv                rank.Levels   // the intent's words it holds
-	def               bool          // it defines a name the intent names (rank.Matcher.Defines)
-	rank              float64       // rank.Score of its signals, once ranked
-	sev               rank.Severity // the severity its class gives, once ranked
+	// recLine and recOff locate the first line of the commit it is in
+	// (git log -p, git show), recN the lines of its heading: the commit
+	// line and its header lines (Author:, Date:). recLine is 0 outside one.
+	recLine, recOff int64
+	recN            uint8
+	tmpl            int           // its template, or drain.Other
+	lv              rank.Levels   // the intent's words it holds
+	def             bool          // it defines a name the intent names (rank.Matcher.Defines)
+	rank            float64       // rank.Score of its signals, once ranked
+	sev             rank.Severity // the severity its class gives, once ranked
 }
 
 // better reports whether a ranks above b: higher rank, then higher class,
@@ -123,6 +130,32 @@ type cmdRanker struct {
 	// regLine and regOff locate the line that heads the bundle's region
 	// the scan is in (see regionHead); regLine is 0 outside one.
 	regLine, regOff int64
+	// recLine, recOff and recN locate the heading of the commit the scan
+	// is in (see cmdEvidence.recLine).
+	recLine, recOff int64
+	recN            uint8
+}
+
+// cmdMaxRecord bounds the lines of a commit's heading: its commit line,
+// "Merge:", "Author:", "AuthorDate:", "Commit:" and "CommitDate:".
+const cmdMaxRecord = 8
+
+// record follows the commits of git log's and git show's output: a line
+// that opens one ("commit <sha>"), and the header lines right after it.
+// It reports whether the line is part of a commit's heading.
+func (r *cmdRanker) record(t []byte, no, start int64, indent int) bool {
+	switch {
+	case indent != 0:
+		return false
+	case t[0] == 'c' && sections.IsCommit(t):
+		r.recLine, r.recOff, r.recN = no, start, 1
+		r.regLine = 0 // its files follow
+		return true
+	case r.recLine > 0 && no == r.recLine+int64(r.recN) && r.recN < cmdMaxRecord && sections.IsCommitHeader(t):
+		r.recN++
+		return true
+	}
+	return false
 }
 
 func (r *cmdRanker) init(intent string) {
@@ -148,6 +181,9 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 	}
 	if indent == 0 && regionHead(t) {
 		r.regLine, r.regOff = no, start
+	}
+	if !r.record(t, no, start, indent) && r.recLine > 0 {
+		ev.recLine, ev.recOff, ev.recN = r.recLine, r.recOff, r.recN
 	}
 	switch {
 	case m.head && r.topLine > 0:

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -438,11 +439,10 @@ func sortExcerpts(xs []excerpt) {
 }
 
 // commandDocument shows a command's output by its sections when it is a
-// man page, or an HTML page or git log's or git show's output the call
+// man page, or an HTML page or git log's output (without diffs) the call
 // says what it is after; it reports false otherwise, for the command
-// projector to show it (a diff alone among them: its lines are ranked one
-// by one, each with the line that names its file). A command that failed
-// is the command projector's too: its error is the evidence.
+// projector to show it. A command that failed is the command projector's
+// too: its error is the evidence.
 func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool, error) {
 	intent := intentOf(in.Args)
 	if in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
@@ -453,13 +453,15 @@ func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool
 		return Output{}, false, err
 	}
 	if intent != "" {
-		// git log and git show: the commits, and the files' changes in
-		// them, are its sections (sections.Git).
+		// git log: the commits are its sections (sections.Git). With
+		// their diffs (log -p, show), the changed lines are what an
+		// intent names, ranked one by one by the command projector, each
+		// with the headings of its file and its commit.
 		head, err := e.doc.ReadRange(0, min(e.doc.Size(), 4<<10))
 		if err != nil {
 			return Output{}, false, err
 		}
-		if sections.IsGit(head) {
+		if sections.IsGit(head) && !bytes.Contains(head, []byte("\ndiff --git ")) {
 			f, ok = sections.Git, true
 		}
 	}

@@ -12,13 +12,15 @@ import (
 // TestGitRecords checks that a hit inside a record of a command's output
 // shows with the heading that identifies the record, on real output of
 // git and head over the crumb repository's own history and files (see
-// testdata/git/make.sh): a commit of git log, in full (fuller) and with its
-// diffs (-p), shows its "commit <sha>" line, its date and its subject; a
-// function added in one file of a git diff shows with that file's "diff
-// --git" line, and of diff -ruN with its "diff -ruN" line; a function in
-// one file of head over several, with its "==> path <==" line. And that a
-// line that defines a name the intent names (git blame's line of "func (m
-// *Matcher) Levels(") shows, among the many that use the name.
+// testdata/git/make.sh): a commit of git log (fuller), found by its
+// message, shows its "commit <sha>" line, its date and its subject; a line
+// of a commit's diff (log -p, show) shows with its commit's heading and its
+// file's "diff --git" line; a function added in one file of a git diff
+// shows with that file's "diff --git" line, and of diff -ruN with its
+// "diff -ruN" line; a function in one file of head over several, with its
+// "==> path <==" line. And that a line that defines a name the intent names
+// (git blame's line of "func (m *Matcher) Levels(") shows, among the many
+// that use the name.
 func TestGitRecords(t *testing.T) {
 	fixtures := loadCommandFixtures(t, filepath.Join("testdata", "git"), 4, "testdata/git/make.sh")
 	for _, f := range fixtures {

@@ -28,12 +28,13 @@ func IsGit(head []byte) bool {
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
 	}
-	return gitCommit(bytes.TrimRight(head, "\r"))
+	return IsCommit(bytes.TrimRight(head, "\r"))
 }
 
-// gitCommit reports a line that opens a commit: "commit", its hash (7 to
-// 64 hexadecimal digits) and, maybe, its decorations ("(HEAD -> main)").
-func gitCommit(t []byte) bool {
+// IsCommit reports a line that opens a commit in git log's or git show's
+// output: "commit", its hash (7 to 64 hexadecimal digits) and, maybe, its
+// decorations ("(HEAD -> main)").
+func IsCommit(t []byte) bool {
 	rest, ok := bytes.CutPrefix(t, []byte("commit "))
 	if !ok {
 		return false
@@ -45,17 +46,15 @@ func gitCommit(t []byte) bool {
 	return n >= 7 && n <= 64 && (n == len(rest) || rest[n] == ' ')
 }
 
-// gitHeaderLine reports a line of a commit's header: unindented, a name,
-// a colon and a value ("Author: A <a@x>", "CommitDate: ...", "Merge: a b").
-func gitHeaderLine(l line) bool {
-	if l.indent != 0 || len(l.t) == 0 {
+// IsCommitHeader reports a line of a commit's header, after its commit
+// line: unindented, a name, a colon and a value ("Author: A <a@x>",
+// "CommitDate: ...", "Merge: a b").
+func IsCommitHeader(t []byte) bool {
+	i := bytes.IndexByte(t, ':')
+	if i <= 0 || i > 20 || i+1 < len(t) && t[i+1] != ' ' {
 		return false
 	}
-	i := bytes.IndexByte(l.t, ':')
-	if i <= 0 || i > 20 || i+1 < len(l.t) && l.t[i+1] != ' ' {
-		return false
-	}
-	for _, c := range l.t[:i] {
+	for _, c := range t[:i] {
 		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '-') {
 			return false
 		}
@@ -87,9 +86,9 @@ func (s *Segmenter) gitHeading(cur *line, next []line) (heading, bool) {
 		return heading{}, false
 	}
 	switch {
-	case gitCommit(cur.t):
+	case IsCommit(cur.t):
 		span := 1
-		for span-1 < len(next) && gitHeaderLine(next[span-1]) {
+		for span-1 < len(next) && next[span-1].indent == 0 && IsCommitHeader(next[span-1].t) {
 			span++
 		}
 		if span-1 < len(next) && next[span-1].blank() {

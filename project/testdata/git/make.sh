@@ -8,9 +8,10 @@
 set -eu
 cd "$(dirname "$0")"
 top=$(git rev-parse --show-toplevel)
-mkdir -p log-fuller log-p diff-rank head-rank blame-match diffr-rank
+mkdir -p log-fuller log-p diff-rank head-rank blame-match diffr-rank show-redis
 git -C "$top" log --format=fuller -n 80 1328aa9 > log-fuller/output
 git -C "$top" log -p -n 6 62fc69b > log-p/output
+git -C "$top" show ef8a47e > show-redis/output
 git -C "$top" diff 0062292 9c34c10 -- project/rank project/sections > diff-rank/output
 git -C "$top" blame 9c34c10 -- project/rank/match.go > blame-match/output
 tmp=$(mktemp -d)
