@@ -1,0 +1,377 @@
+package rank
+
+import (
+	"sync"
+)
+
+// The error vocabulary: the words with which tools, runtimes, compilers,
+// test runners and logs say that something went wrong, warn, or note. It
+// is the one list every surface reads a line's trouble from (command
+// output, test streams, logs, an MCP server's standard error, a digest of
+// a conversation); what a surface adds is where it looks (a message after
+// its location, the first word of a log line), not words of its own.
+//
+// A term is met as a word of its own: "error" in "error: x", "Error:",
+// "level=error" and "ERROR", not in "stderr", "errors.New", "src/error.rs",
+// "libgpg-error", "non-fatal" or "--fail-fast", which name things. Words
+// joined by '-', '.', '/', '\\' or '$' make one name. A zero count takes a
+// term back ("0 failed", "no errors", "failures=0"), and a line of a
+// compiler's optimisation report is a note whatever code it quotes.
+
+// Words is the set of the classes of the terms met in a text.
+type Words uint8
+
+// The classes of terms.
+const (
+	// ErrorWord: error, failed, panic, fatal, exception, traceback, an
+	// error type's name (ValueError, java.io.IOException) and a non-zero
+	// exit status.
+	ErrorWord Words = 1 << iota
+	// ProblemWord: what went wrong, in words that name no error: cannot,
+	// denied, not found, no such, undefined, invalid, missing, timed out.
+	ProblemWord
+	// AssertWord: what a test's assertion says it wanted and got: want,
+	// got, expected, unexpected, !=. Alone they report no trouble; a test's
+	// message holds them.
+	AssertWord
+	// WarningWord: warning, deprecated.
+	WarningWord
+	// NoteWord: a note of a compiler's optimisation report (can inline,
+	// escapes to heap, inlining call to). A text that holds one is a note
+	// and nothing else.
+	NoteWord
+)
+
+// Severity is how strongly a text whose terms are w reports trouble: an
+// error for an error's words, a warning for a warning's, else an error for
+// a problem's words; a notice for a compiler's note.
+func (w Words) Severity() Severity {
+	switch {
+	case w&NoteWord != 0:
+		return Notice
+	case w&ErrorWord != 0:
+		return Error
+	case w&WarningWord != 0:
+		// "warning: too many arguments for format": the words of a
+		// problem in a warning's message do not make it an error.
+		return Warning
+	case w&ProblemWord != 0:
+		return Error
+	}
+	return Quiet
+}
+
+// LineSeverity is how strongly one line reports trouble, by the error
+// vocabulary.
+func LineSeverity(text []byte) Severity { return WordsOf(text).Severity() }
+
+// WordsOf returns the classes of the vocabulary's terms met in text.
+func WordsOf(text []byte) Words {
+	var w Words
+	scanTerms(text, func(c Words, _, _ int) bool {
+		if c == NoteWord {
+			w = NoteWord
+			return false
+		}
+		w |= c
+		return true
+	})
+	return w
+}
+
+// FirstTerm finds the first term in text of one of the classes: its class
+// and where it stands, text[start:end]; ok is false when there is none. A
+// compiler's note hides the terms of the text it is met in, as in WordsOf.
+func FirstTerm(text []byte, classes Words) (class Words, start, end int, ok bool) {
+	notes := false
+	scanTerms(text, func(c Words, s, e int) bool {
+		if c == NoteWord {
+			notes = true
+			return false
+		}
+		if c&classes != 0 && !ok {
+			class, start, end, ok = c, s, e, true
+		}
+		return true
+	})
+	if notes && classes&NoteWord == 0 {
+		return 0, 0, 0, false
+	}
+	return class, start, end, ok
+}
+
+// ErrorName reports whether name is an error type's: a Go, Python,
+// JavaScript or Java name, maybe qualified, whose last part is a
+// capitalised word that ends in Error or Exception after something else
+// ("ValueError", "os.PathError", "java.lang.IllegalStateException"; not
+// "Error" alone, "isError" or "ERROR").
+func ErrorName(name []byte) bool {
+	last := name
+	for i := len(name) - 1; i >= 0; i-- {
+		if c := name[i]; c == '.' || c == '$' {
+			last = name[i+1:]
+			break
+		}
+	}
+	if len(last) == 0 || last[0] < 'A' || last[0] > 'Z' {
+		return false
+	}
+	for _, c := range last {
+		if !isAlnum(c) && c != '_' {
+			return false
+		}
+	}
+	for _, suffix := range [...]string{"Error", "Exception"} {
+		if len(last) > len(suffix) && string(last[len(last)-len(suffix):]) == suffix {
+			return true
+		}
+	}
+	return false
+}
+
+// A term is a word, or words in a row, of one class. lead terms count only
+// as the first word of a text or of the message after its location (the Go
+// compiler's "from" and "flow:" lines of -m=2); count terms need a non-zero number after them ("exit status 1").
+type term struct {
+	rest  []string // the words after the first
+	class Words
+	lead  bool
+	count bool
+}
+
+// vocabulary is the error vocabulary by each term's first word, longest
+// terms first.
+var vocabulary = sync.OnceValue(func() map[string][]term {
+	m := map[string][]term{}
+	add := func(class Words, flag string, phrases ...string) {
+		for _, p := range phrases {
+			words := splitWords(p)
+			t := term{rest: words[1:], class: class, lead: flag == "lead", count: flag == "count"}
+			list := append(m[words[0]], t)
+			// Longest first, so "cannot inline" is met before "cannot".
+			for i := len(list) - 1; i > 0 && len(list[i].rest) > len(list[i-1].rest); i-- {
+				list[i], list[i-1] = list[i-1], list[i]
+			}
+			m[words[0]] = list
+		}
+	}
+	add(ErrorWord, "",
+		"error", "errors", "errored", "fail", "fails", "failed", "failing", "failure", "failures",
+		"fatal", "panic", "panics", "panicked", "exception", "exceptions", "traceback",
+		"segmentation fault")
+	add(ErrorWord, "count", "exit status", "exit code")
+	add(ProblemWord, "",
+		"cannot", "can't", "could not", "couldn't", "unable", "denied", "refused", "not found", "no such",
+		"timed out", "undefined", "undeclared", "unresolved", "redeclared", "not declared", "not defined",
+		"not used", "invalid", "missing", "unknown", "mismatch", "mismatched", "too many", "not enough",
+		"no field or method")
+	add(AssertWord, "", "want", "wanted", "wants", "got", "expected", "unexpected", "!=")
+	add(WarningWord, "", "warning", "warnings", "warn", "warned", "deprecated", "deprecation")
+	// The Go compiler's optimisation report (go build -gcflags=-m, -m=2):
+	// inlining and escape analysis, which name no level of their own.
+	add(NoteWord, "",
+		"can inline", "cannot inline", "inlining call to", "leaking param", "leaking param content",
+		"moved to heap", "ignoring self-assignment", "devirtualizing", "zero-copy string",
+		"does not escape", "escapes to heap", "leaks to", "capturing by")
+	add(NoteWord, "lead", "flow", "from", "parameter", "found call")
+	return m
+})
+
+// splitWords splits a term into its words.
+func splitWords(p string) []string {
+	var out []string
+	b := []byte(p)
+	for i := 0; ; {
+		s, e := nextWord(b, i)
+		if s < 0 {
+			return out
+		}
+		out = append(out, string(b[s:e]))
+		i = e
+	}
+}
+
+// negations are the words that, before a term, say there is none of it.
+var negations = map[string]bool{"0": true, "no": true, "zero": true, "without": true}
+
+// maxWord bounds the words looked up: longer ones are names.
+const maxWord = 16
+
+// scanTerms calls fn with each term met in text, in order, with its class
+// and span, until fn returns false.
+func scanTerms(text []byte, fn func(class Words, start, end int) bool) {
+	voc := vocabulary()
+	var buf, next [maxWord]byte
+	lead := messageStart(text)
+	negated := false // the word before says there is none, and only spaces part them
+	for i := 0; ; {
+		s, e := nextWord(text, i)
+		if s < 0 {
+			return
+		}
+		i = e
+		neg := negated
+		negated = false
+		word := lowerWord(buf[:0], text[s:e])
+		terms := voc[string(word)]
+		if len(terms) == 0 {
+			if ErrorName(text[s:e]) && !fn(ErrorWord, s, e) {
+				return
+			}
+			negated = negations[string(word)] && spaceOnly(text, e, min(len(text), e+1))
+			continue
+		}
+		for _, t := range terms {
+			if t.lead && !(s >= lead && spaceOnly(text, lead, s)) {
+				continue
+			}
+			end, ok := matchRest(text, e, t.rest, next[:0])
+			if !ok {
+				continue
+			}
+			if t.count {
+				ns, ne := nextWord(text, end)
+				if ns < 0 || !spaceOnly(text, end, ns) || !nonZero(text[ns:ne]) {
+					continue
+				}
+				end = ne
+			}
+			i = end
+			if t.class != NoteWord && (neg || zeroAfter(text, end)) {
+				break
+			}
+			if !fn(t.class, s, end) {
+				return
+			}
+			break
+		}
+	}
+}
+
+// messageStart is where a line's message starts: after the location of a
+// diagnostic ("x.go:3:5: ", "<autogenerated>:1: "), else at 0.
+func messageStart(text []byte) int {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	c := i
+	for c < len(text) && text[c] != ':' && text[c] != ' ' {
+		c++
+	}
+	if c == i || c+1 >= len(text) || text[c] != ':' {
+		return 0
+	}
+	j := c + 1
+	for n := 0; n < 2 && j < len(text) && '0' <= text[j] && text[j] <= '9'; n++ {
+		for j < len(text) && '0' <= text[j] && text[j] <= '9' {
+			j++
+		}
+		if j >= len(text) || text[j] != ':' {
+			return 0
+		}
+		j++
+	}
+	if j == c+1 {
+		return 0
+	}
+	return j
+}
+
+// matchRest reports whether the words of rest follow text[at:], each after
+// spaces, and where the last ends.
+func matchRest(text []byte, at int, rest []string, buf []byte) (int, bool) {
+	for _, w := range rest {
+		s, e := nextWord(text, at)
+		if s < 0 || s == at || !spaceOnly(text, at, s) || string(lowerWord(buf, text[s:e])) != w {
+			return 0, false
+		}
+		at = e
+	}
+	return at, true
+}
+
+// zeroAfter reports a count of zero right after a term: "fail 0",
+// "failures=0", "errors: 0".
+func zeroAfter(text []byte, at int) bool {
+	i := at
+	for i < len(text) && (text[i] == ' ' || text[i] == ':' || text[i] == '=' || text[i] == '\t') {
+		i++
+	}
+	if i == at || i >= len(text) || text[i] != '0' {
+		return false
+	}
+	return i+1 == len(text) || !isAlnum(text[i+1])
+}
+
+// nonZero reports whether a word is a number other than zero.
+func nonZero(w []byte) bool {
+	z := true
+	for _, c := range w {
+		if c < '0' || c > '9' {
+			return false
+		}
+		z = z && c == '0'
+	}
+	return !z
+}
+
+// lowerWord lower-cases a word into buf; nil when it is too long to be a
+// term.
+func lowerWord(buf, w []byte) []byte {
+	if len(w) > maxWord {
+		return nil
+	}
+	return AppendLower(buf, w)
+}
+
+// spaceOnly reports whether text[from:to] holds spaces and tabs only.
+func spaceOnly(text []byte, from, to int) bool {
+	for _, c := range text[from:to] {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// nextWord finds the next word of text at or after i: a run of letters,
+// digits, '_' and apostrophes inside it ("can't"), with '-', '.', '/',
+// '\\' and '$' between such bytes joining it into one name; or "!=". It
+// returns -1 when there is none.
+func nextWord(text []byte, i int) (start, end int) {
+	for ; i < len(text); i++ {
+		c := text[i]
+		if isWordByte(c) {
+			break
+		}
+		if c == '!' && i+1 < len(text) && text[i+1] == '=' {
+			return i, i + 2
+		}
+	}
+	if i >= len(text) {
+		return -1, -1
+	}
+	start = i
+	for i < len(text) {
+		c := text[i]
+		switch {
+		case isWordByte(c):
+			i++
+		case (c == '-' || c == '.' || c == '/' || c == '\\' || c == '$' || c == '\'') && i+1 < len(text) && isWordByte(text[i+1]):
+			if c == '\'' && !isLetter(text[i-1]) {
+				return start, i
+			}
+			i++
+		default:
+			return start, i
+		}
+	}
+	return start, i
+}
+
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
+
+func isAlnum(c byte) bool { return isLetter(c) || '0' <= c && c <= '9' }
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -1,0 +1,151 @@
+package rank
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// realLine returns the first line of a fixture that holds part: every line
+// the vocabulary is tested on was written by a real tool (see the make.sh
+// next to each fixture).
+func realLine(t *testing.T, file, part string) []byte {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatalf("opening a fixture: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), part) {
+			return append([]byte(nil), sc.Bytes()...)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("reading %s: %v", file, err)
+	}
+	t.Fatalf("%s holds no line with %q", file, part)
+	return nil
+}
+
+func TestSeverityOfRealLines(t *testing.T) {
+	const (
+		cmd    = "../testdata/command/"
+		rarity = "../testdata/rarity/"
+		stream = "../teststream/testdata/"
+		sev    = "testdata/severity/"
+		logs   = "../testdata/log-traceback/output"
+	)
+	tests := []struct {
+		file, line string
+		want       Severity
+		has        Words // classes that must be among the line's
+		not        Words // classes that must not
+	}{
+		// Errors, failures and crashes, named.
+		{cmd + "go-test-fail-panic/output", "--- FAIL: TestDivide", Error, ErrorWord, 0},
+		{cmd + "go-test-fail-panic/output", "FAIL\texample.com/calc/arith", Error, ErrorWord, 0},
+		{cmd + "go-test-fail-panic/output", "panic: runtime error", Error, ErrorWord, 0},
+		{cmd + "python-traceback/output", "Traceback (most recent call last)", Error, ErrorWord, 0},
+		{cmd + "cargo-test-fail/output", "panicked at src/lib.rs", Error, ErrorWord, 0},
+		{cmd + "cargo-build-error/output", "error[E0277]", Error, ErrorWord, 0},
+		{rarity + "eslint-warnings-one-error/output", "problems (1 error, 524 warnings)", Error, ErrorWord | WarningWord, 0},
+		// An error type's name is an error's word.
+		{cmd + "jest-fail/output", "TypeError: Cannot read properties of undefined", Error, ErrorWord | ProblemWord, 0},
+		{sev + "python-import.txt", "ModuleNotFoundError", Error, ErrorWord, 0},
+		{logs, "json.decoder.JSONDecodeError: Expecting value", Error, ErrorWord, 0},
+		// Problems stated without the word error.
+		{cmd + "go-build-error/output", "it.Cost undefined (type Item has no field or method Cost)", Error, ProblemWord, ErrorWord},
+		{cmd + "go-build-error/output", "invalid operation", Error, ProblemWord, 0},
+		{sev + "go-run-exit.txt", "could not load settings", Error, ProblemWord, 0},
+		{sev + "python-timeout.txt", "TimeoutError: timed out", Error, ErrorWord | ProblemWord, 0},
+		{sev + "sqlite-no-table.txt", "no such table", Error, ErrorWord | ProblemWord, 0},
+		{cmd + "make-noisy-build/output", "undefined reference to", Error, ProblemWord, 0},
+		// A non-zero exit status; zero is none.
+		{sev + "go-run-exit.txt", "exit status 1", Error, ErrorWord, 0},
+		// A count of zero takes a term back.
+		{sev + "cargo-test-pass.txt", "test result: ok. 2 passed; 0 failed", Quiet, 0, ErrorWord},
+		{rarity + "eslint-warnings-one-error/output", "0 errors and 112 warnings potentially fixable", Warning, WarningWord, ErrorWord},
+		// Warnings, and a problem's words in a warning's message.
+		{cmd + "gcc-error/output", "warning: too many arguments for format", Warning, WarningWord | ProblemWord, 0},
+		{sev + "javac-lint.txt", "warning: [deprecation] Date(int,int,int)", Warning, WarningWord, 0},
+		{sev + "node-deprecation.txt", "Buffer() is deprecated", Warning, WarningWord, 0},
+		{sev + "javac-lint.txt", "4 warnings", Warning, WarningWord, 0},
+		// What a test's assertion says: no trouble alone, a signal to
+		// whoever reads a test's messages.
+		{cmd + "go-test-fail-panic/output", "Divide(7, 2) = 3, want 3.5", Quiet, AssertWord, ErrorWord | ProblemWord},
+		{cmd + "jest-fail/output", "Expected: 12", Quiet, AssertWord, 0},
+		// Names are not words: a path, a package, a flag.
+		{cmd + "go-test-fail-panic/output", "/usr/local/go/src/runtime/panic.go", Quiet, 0, ErrorWord},
+		{cmd + "npm-install-progress/output", "registry.npmjs.org/es-errors", Quiet, 0, ErrorWord},
+		{cmd + "python-traceback/output", "python-traceback/migrate.py\", line 18", Quiet, 0, ErrorWord},
+		// A note of the Go compiler's optimisation report, whatever code
+		// it quotes.
+		{rarity + "go-gcflags-m-cmp/output", "does not escape", Notice, NoteWord, 0},
+		{rarity + "go-gcflags-m2-value/output", "cannot inline Equal: function too complex", Notice, NoteWord, ProblemWord},
+		{rarity + "go-gcflags-m2-value/output", "from panic(\"invalid edit-type\")", Notice, NoteWord, ErrorWord | ProblemWord},
+		{rarity + "go-gcflags-m2-value/output", "&reflect.ValueError{...} escapes to heap", Notice, NoteWord, ErrorWord},
+		// Success says nothing of trouble.
+		{cmd + "go-test-fail-panic/output", "ok  \texample.com/calc/dates", Quiet, 0, ErrorWord | ProblemWord | WarningWord},
+		{stream + "jest-fail.txt", "Tests:", Error, ErrorWord, 0},
+	}
+	for _, tt := range tests {
+		line := realLine(t, tt.file, tt.line)
+		w := WordsOf(line)
+		if got := w.Severity(); got != tt.want {
+			t.Errorf("%s: %q: severity %d, want %d (words %05b)", tt.file, line, got, tt.want, w)
+		}
+		if got := LineSeverity(line); got != w.Severity() {
+			t.Errorf("%q: LineSeverity %d, WordsOf(...).Severity() %d", line, got, w.Severity())
+		}
+		if w&tt.has != tt.has || w&tt.not != 0 {
+			t.Errorf("%s: %q: words %05b, want %05b among them and none of %05b", tt.file, line, w, tt.has, tt.not)
+		}
+	}
+}
+
+func TestFirstTerm(t *testing.T) {
+	tests := []struct {
+		file, line string
+		classes    Words
+		term       string // "" when there is none
+	}{
+		{"testdata/severity/go-run-exit.txt", "could not load settings", ErrorWord | ProblemWord, "could not"},
+		{"testdata/severity/go-run-exit.txt", "could not load settings", ErrorWord, ""},
+		{"testdata/severity/sqlite-no-table.txt", "no such table", ProblemWord, "no such"},
+		{"testdata/severity/go-run-exit.txt", "exit status 1", ErrorWord, "exit status 1"},
+		{"../testdata/rarity/go-gcflags-m2-value/output", "from panic(\"invalid edit-type\")", ErrorWord | ProblemWord, ""},
+	}
+	for _, tt := range tests {
+		line := realLine(t, tt.file, tt.line)
+		_, s, e, ok := FirstTerm(line, tt.classes)
+		got := ""
+		if ok {
+			got = string(line[s:e])
+		}
+		if got != tt.term {
+			t.Errorf("FirstTerm(%q, %05b) = %q, want %q", line, tt.classes, got, tt.term)
+		}
+	}
+}
+
+func TestErrorName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"ValueError": true, "os.PathError": true, "java.lang.IllegalStateException": true, "AssertionError": true,
+		"JSONDecodeError": true, "Error": false, "isError": false, "ERROR": false, "errors.New": false, "t.Errorf": false,
+	} {
+		if got := ErrorName([]byte(name)); got != want {
+			t.Errorf("ErrorName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func BenchmarkWordsOf(b *testing.B) {
+	line := []byte("cmp/internal/value/name.go:12:6: cannot use x (variable of type int) as string value in argument to f")
+	for b.Loop() {
+		WordsOf(line)
+	}
+}
