@@ -14,7 +14,7 @@ import (
 // A term is met as a word of its own: "error" in "error: x", "Error:",
 // "level=error" and "ERROR", not in "stderr", "errors.New", "src/error.rs",
 // "libgpg-error", "non-fatal" or "--fail-fast", which name things. Words
-// joined by '-', '.', '/', '\\' or '$' make one name. A zero count takes a
+// joined by '-', '.', '/' or '$' make one name. A zero count takes a
 // term back ("0 failed", "no errors", "failures=0"), and a line of a
 // compiler's optimisation report is a note whatever code it quotes.
 
@@ -336,9 +336,10 @@ func spaceOnly(text []byte, from, to int) bool {
 }
 
 // nextWord finds the next word of text at or after i: a run of letters,
-// digits, '_' and apostrophes inside it ("can't"), with '-', '.', '/',
-// '\\' and '$' between such bytes joining it into one name; or "!=". It
-// returns -1 when there is none.
+// digits, '_' and apostrophes inside it ("can't"), with '-', '.', '/' and
+// '$' between such bytes joining it into one name; or "!=". An escaped
+// newline or tab (a backslash and n, t or r) parts words. It returns -1 when there is
+// none.
 func nextWord(text []byte, i int) (start, end int) {
 	for ; i < len(text); i++ {
 		c := text[i]
@@ -347,6 +348,9 @@ func nextWord(text []byte, i int) (start, end int) {
 		}
 		if c == '!' && i+1 < len(text) && text[i+1] == '=' {
 			return i, i + 2
+		}
+		if c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 't' || text[i+1] == 'r') {
+			i++ // an escaped newline or tab, as JSON and C strings write them
 		}
 	}
 	if i >= len(text) {
@@ -358,7 +362,7 @@ func nextWord(text []byte, i int) (start, end int) {
 		switch {
 		case isWordByte(c):
 			i++
-		case (c == '-' || c == '.' || c == '/' || c == '\\' || c == '$' || c == '\'') && i+1 < len(text) && isWordByte(text[i+1]):
+		case (c == '-' || c == '.' || c == '/' || c == '$' || c == '\'') && i+1 < len(text) && isWordByte(text[i+1]):
 			if c == '\'' && !isLetter(text[i-1]) {
 				return start, i
 			}

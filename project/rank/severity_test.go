@@ -64,6 +64,9 @@ func TestSeverityOfRealLines(t *testing.T) {
 		{sev + "python-timeout.txt", "TimeoutError: timed out", Error, ErrorWord | ProblemWord, 0},
 		{sev + "sqlite-no-table.txt", "no such table", Error, ErrorWord | ProblemWord, 0},
 		{cmd + "make-noisy-build/output", "undefined reference to", Error, ProblemWord, 0},
+		// Words in escaped text (a JSON string), parted by "\t" and "\n".
+		{stream + "go-fail.txt", `"Output":"FAIL\texample.com/shelf/words`, Error, ErrorWord, 0},
+		{stream + "go-build.txt", `cannot use \"five\"`, Error, ProblemWord, 0},
 		// A non-zero exit status; zero is none.
 		{sev + "go-run-exit.txt", "exit status 1", Error, ErrorWord, 0},
 		// A count of zero takes a term back.
