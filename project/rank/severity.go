@@ -1,6 +1,8 @@
 package rank
 
 import (
+	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -98,6 +100,26 @@ func FirstTerm(text []byte, classes Words) (class Words, start, end int, ok bool
 		return 0, 0, 0, false
 	}
 	return class, start, end, ok
+}
+
+// TermPattern returns an RE2 pattern, in any case, that finds the term
+// text[start:end] (as FirstTerm gives it) where the vocabulary meets it: as
+// words of their own, not inside a name ("error" in "error: x" but not in
+// "libgpg-error" or "src/error.rs"), spaces or tabs between its words.
+func TermPattern(term []byte) string {
+	var words []string
+	for i := 0; ; {
+		s, e := nextWord(term, i)
+		if s < 0 {
+			break
+		}
+		words = append(words, regexp.QuoteMeta(strings.ToLower(string(term[s:e]))))
+		i = e
+	}
+	// Before the term: the start, a byte that is neither a word's nor a
+	// joiner, or a joiner that follows no word. After it: the end, or a
+	// byte or joiner that no word follows.
+	return `(?i)(^|[^\w.\-/$]|(^|\W)[.\-/$])` + strings.Join(words, `[ \t]+`) + `($|[^\w.\-/$']|[.\-/$'](\W|$))`
 }
 
 // ErrorName reports whether name is an error type's: a Go, Python,

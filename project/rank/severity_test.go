@@ -3,6 +3,7 @@ package rank
 import (
 	"bufio"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -128,9 +129,38 @@ func TestFirstTerm(t *testing.T) {
 		got := ""
 		if ok {
 			got = string(line[s:e])
+			// The pattern of the term finds the line it was met in.
+			if p := TermPattern(line[s:e]); !regexp.MustCompile(p).Match(line) {
+				t.Errorf("%q: pattern %q does not find it", line, p)
+			}
 		}
 		if got != tt.term {
 			t.Errorf("FirstTerm(%q, %05b) = %q, want %q", line, tt.classes, got, tt.term)
+		}
+	}
+}
+
+// TestTermPattern checks that a term's pattern finds the lines the
+// vocabulary meets it in, and not the names that hold its words.
+func TestTermPattern(t *testing.T) {
+	tests := []struct {
+		file, line, term string
+		want             bool
+	}{
+		{"../testdata/command/go-test-fail-panic/output", "--- FAIL: TestDivide", "fail", true},
+		{"../testdata/command/cargo-test-fail/output", "error: test failed, to rerun", "error", true},
+		{"testdata/severity/sqlite-no-table.txt", "no such table", "no such", true},
+		{"../testdata/command/npm-install-progress/output", "registry.npmjs.org/es-errors", "errors", false},
+		{"../testdata/command/python-traceback/output", "python-traceback/migrate.py", "traceback", false},
+	}
+	for _, tt := range tests {
+		line := realLine(t, tt.file, tt.line)
+		p := TermPattern([]byte(tt.term))
+		if got := regexp.MustCompile(p).Match(line); got != tt.want {
+			t.Errorf("%q finds %q: %v, want %v", p, line, got, tt.want)
+		}
+		if got := WordsOf(line) != 0; got != tt.want {
+			t.Errorf("%q: WordsOf meets a term: %v, want %v", line, got, tt.want)
 		}
 	}
 }
