@@ -33,8 +33,9 @@ const (
 	// denied, not found, no such, undefined, invalid, missing, timed out.
 	ProblemWord
 	// AssertWord: what a test's assertion says it wanted and got: want,
-	// got, expected, unexpected, !=. Alone they report no trouble; a test's
-	// message holds them.
+	// got, expected, unexpected, !=. Alone they report no trouble; in a
+	// message at a location ("x_test.go:12: got 1, want 2") they are a
+	// failed assertion's, and come with ProblemWord.
 	AssertWord
 	// WarningWord: warning, deprecated.
 	WarningWord
@@ -262,7 +263,13 @@ func scanTerms(text []byte, fn func(class Words, start, end int) bool) {
 			if t.class != NoteWord && (neg || zeroAfter(text, end)) {
 				break
 			}
-			if !fn(t.class, s, end) {
+			class := t.class
+			if class == AssertWord && lead > 0 {
+				// "x_test.go:12: got 1, want 2": an assertion's words in a
+				// message at a location are a failed assertion's.
+				class |= ProblemWord
+			}
+			if !fn(class, s, end) {
 				return
 			}
 			break

@@ -80,8 +80,10 @@ func TestSeverityOfRealLines(t *testing.T) {
 		{sev + "javac-lint.txt", "4 warnings", Warning, WarningWord, 0},
 		// What a test's assertion says: no trouble alone, a signal to
 		// whoever reads a test's messages.
-		{cmd + "go-test-fail-panic/output", "Divide(7, 2) = 3, want 3.5", Quiet, AssertWord, ErrorWord | ProblemWord},
-		{cmd + "jest-fail/output", "Expected: 12", Quiet, AssertWord, 0},
+		{cmd + "jest-fail/output", "Expected: 12", Quiet, AssertWord, ErrorWord | ProblemWord},
+		{sev + "cargo-test-pass.txt", "running 2 tests", Quiet, 0, AssertWord},
+		// At a location, they are a failed assertion's.
+		{cmd + "go-test-fail-panic/output", "arith_test.go:12: Divide(7, 2) = 3, want 3.5", Error, AssertWord | ProblemWord, ErrorWord},
 		// Names are not words: a path, a package, a flag.
 		{cmd + "go-test-fail-panic/output", "/usr/local/go/src/runtime/panic.go", Quiet, 0, ErrorWord},
 		{cmd + "npm-install-progress/output", "registry.npmjs.org/es-errors", Quiet, 0, ErrorWord},
