@@ -2,6 +2,7 @@ package rank
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -129,6 +130,9 @@ func TermPattern(term []byte) string {
 // ("ValueError", "os.PathError", "java.lang.IllegalStateException"; not
 // "Error" alone, "isError" or "ERROR").
 func ErrorName(name []byte) bool {
+	if n := len(name); n < 6 || name[n-1] != 'r' && name[n-1] != 'n' {
+		return false
+	}
 	last := name
 	for i := len(name) - 1; i >= 0; i-- {
 		if c := name[i]; c == '.' || c == '$' {
@@ -162,9 +166,55 @@ type term struct {
 	count bool
 }
 
-// vocabulary is the error vocabulary by each term's first word, longest
-// terms first.
-var vocabulary = sync.OnceValue(func() map[string][]term {
+// firstWord is a word that terms start with, and those terms, longest
+// first.
+type firstWord struct {
+	word  string
+	terms []term
+}
+
+// vocab is the error vocabulary by the first byte of each term's first
+// word, lower-cased: a few words a byte, compared without a copy, and the
+// lengths of those words, a bit each.
+type vocab struct {
+	first [256][]firstWord
+	lens  [256]uint32
+}
+
+// lookup returns the terms whose first word is w, in any case.
+func (v *vocab) lookup(w []byte) []term {
+	c := asciiLower(w[0])
+	if len(w) >= 32 || v.lens[c]&(1<<len(w)) == 0 {
+		return nil
+	}
+	fs := v.first[c]
+	for i := range fs {
+		if f := &fs[i]; len(f.word) == len(w) && equalLower(w, f.word) {
+			return f.terms
+		}
+	}
+	return nil
+}
+
+// equalLower reports whether w, lower-cased, is lw.
+func equalLower(w []byte, lw string) bool {
+	for i := 0; i < len(w); i++ {
+		if asciiLower(w[i]) != lw[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// vocabulary is the error vocabulary.
+var vocabulary = sync.OnceValue(func() *vocab {
 	m := map[string][]term{}
 	add := func(class Words, flag string, phrases ...string) {
 		for _, p := range phrases {
@@ -197,7 +247,16 @@ var vocabulary = sync.OnceValue(func() map[string][]term {
 		"moved to heap", "ignoring self-assignment", "devirtualizing", "zero-copy string",
 		"does not escape", "escapes to heap", "leaks to", "capturing by")
 	add(NoteWord, "lead", "flow", "from", "parameter", "found call")
-	return m
+	v := new(vocab)
+	for w, terms := range m {
+		v.first[w[0]] = append(v.first[w[0]], firstWord{w, terms})
+		v.lens[w[0]] |= 1 << len(w)
+	}
+	for i := range v.first {
+		// In one order, whatever the map's.
+		slices.SortFunc(v.first[i], func(a, b firstWord) int { return strings.Compare(a.word, b.word) })
+	}
+	return v
 })
 
 // splitWords splits a term into its words.
@@ -214,8 +273,21 @@ func splitWords(p string) []string {
 	}
 }
 
-// negations are the words that, before a term, say there is none of it.
-var negations = map[string]bool{"0": true, "no": true, "zero": true, "without": true}
+// isNegation reports a word that, before a term, says there is none of it:
+// "0 failed", "no errors", "without warnings".
+func isNegation(w []byte) bool {
+	switch len(w) {
+	case 1:
+		return w[0] == '0'
+	case 2:
+		return equalLower(w, "no")
+	case 4:
+		return equalLower(w, "zero")
+	case 7:
+		return equalLower(w, "without")
+	}
+	return false
+}
 
 // maxWord bounds the words looked up: longer ones are names.
 const maxWord = 16
@@ -224,7 +296,6 @@ const maxWord = 16
 // and span, until fn returns false.
 func scanTerms(text []byte, fn func(class Words, start, end int) bool) {
 	voc := vocabulary()
-	var buf, next [maxWord]byte
 	lead := messageStart(text)
 	negated := false // the word before says there is none, and only spaces part them
 	for i := 0; ; {
@@ -235,20 +306,22 @@ func scanTerms(text []byte, fn func(class Words, start, end int) bool) {
 		i = e
 		neg := negated
 		negated = false
-		word := lowerWord(buf[:0], text[s:e])
-		terms := voc[string(word)]
+		var terms []term
+		if e-s <= maxWord {
+			terms = voc.lookup(text[s:e])
+		}
 		if len(terms) == 0 {
 			if ErrorName(text[s:e]) && !fn(ErrorWord, s, e) {
 				return
 			}
-			negated = negations[string(word)] && spaceOnly(text, e, min(len(text), e+1))
+			negated = isNegation(text[s:e]) && spaceOnly(text, e, min(len(text), e+1))
 			continue
 		}
 		for _, t := range terms {
 			if t.lead && !(s >= lead && spaceOnly(text, lead, s)) {
 				continue
 			}
-			end, ok := matchRest(text, e, t.rest, next[:0])
+			end, ok := matchRest(text, e, t.rest)
 			if !ok {
 				continue
 			}
@@ -309,10 +382,10 @@ func messageStart(text []byte) int {
 
 // matchRest reports whether the words of rest follow text[at:], each after
 // spaces, and where the last ends.
-func matchRest(text []byte, at int, rest []string, buf []byte) (int, bool) {
+func matchRest(text []byte, at int, rest []string) (int, bool) {
 	for _, w := range rest {
 		s, e := nextWord(text, at)
-		if s < 0 || s == at || !spaceOnly(text, at, s) || string(lowerWord(buf, text[s:e])) != w {
+		if s < 0 || s == at || !spaceOnly(text, at, s) || e-s != len(w) || !equalLower(text[s:e], w) {
 			return 0, false
 		}
 		at = e
@@ -343,15 +416,6 @@ func nonZero(w []byte) bool {
 		z = z && c == '0'
 	}
 	return !z
-}
-
-// lowerWord lower-cases a word into buf; nil when it is too long to be a
-// term.
-func lowerWord(buf, w []byte) []byte {
-	if len(w) > maxWord {
-		return nil
-	}
-	return AppendLower(buf, w)
 }
 
 // spaceOnly reports whether text[from:to] holds spaces and tabs only.
@@ -405,6 +469,6 @@ func nextWord(text []byte, i int) (start, end int) {
 
 func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
 
-func isAlnum(c byte) bool { return isLetter(c) || '0' <= c && c <= '9' }
+func isAlnum(c byte) bool { return isLetter(c) || c-'0' < 10 }
 
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isLetter(c byte) bool { return (c|0x20)-'a' < 26 }
