@@ -157,8 +157,9 @@ func ErrorName(name []byte) bool {
 }
 
 // A term is a word, or words in a row, of one class. lead terms count only
-// as the first word of a text or of the message after its location (the Go
-// compiler's "from" and "flow:" lines of -m=2); count terms need a non-zero number after them ("exit status 1").
+// as the first word of a text or of the message after its location (the
+// Go compiler's "from" and "flow:" lines of -m=2); count terms need a
+// non-zero number after them ("exit status 1").
 type term struct {
 	rest  []string // the words after the first
 	class Words
