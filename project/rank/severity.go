@@ -157,8 +157,9 @@ func ErrorName(name []byte) bool {
 }
 
 // A term is a word, or words in a row, of one class. lead terms count only
-// as the first word of a text or of the message after its location (the
-// Go compiler's "from" and "flow:" lines of -m=2); count terms need a
+// as the first word of the message after a location (the Go compiler's
+// "x.go:3:5:   from &x (address-of) at x.go:4:2" and "flow:" lines of
+// -m=2), not in other text ("Flow failed to start"); count terms need a
 // non-zero number after them ("exit status 1").
 type term struct {
 	rest  []string // the words after the first
@@ -247,7 +248,7 @@ var vocabulary = sync.OnceValue(func() *vocab {
 		"can inline", "cannot inline", "inlining call to", "leaking param", "leaking param content",
 		"moved to heap", "ignoring self-assignment", "devirtualizing", "zero-copy string",
 		"does not escape", "escapes to heap", "leaks to", "capturing by")
-	add(NoteWord, "lead", "flow", "from", "parameter", "found call")
+	add(NoteWord, "lead", "flow", "from", "found call")
 	v := new(vocab)
 	for w, terms := range m {
 		v.first[w[0]] = append(v.first[w[0]], firstWord{w, terms})
@@ -319,7 +320,7 @@ func scanTerms(text []byte, fn func(class Words, start, end int) bool) {
 			continue
 		}
 		for _, t := range terms {
-			if t.lead && !(s >= lead && spaceOnly(text, lead, s)) {
+			if t.lead && !(lead > 0 && s >= lead && spaceOnly(text, lead, s)) {
 				continue
 			}
 			end, ok := matchRest(text, e, t.rest)

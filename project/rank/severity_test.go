@@ -94,6 +94,9 @@ func TestSeverityOfRealLines(t *testing.T) {
 		{rarity + "go-gcflags-m2-value/output", "cannot inline Equal: function too complex", Notice, NoteWord, ProblemWord},
 		{rarity + "go-gcflags-m2-value/output", "from panic(\"invalid edit-type\")", Notice, NoteWord, ErrorWord | ProblemWord},
 		{rarity + "go-gcflags-m2-value/output", "&reflect.ValueError{...} escapes to heap", Notice, NoteWord, ErrorWord},
+		// Their words that open a line without a location are words like
+		// any: a Python traceback quotes its source.
+		{sev + "python-import.txt", "    from settings_loader import load", Quiet, 0, NoteWord},
 		// Success says nothing of trouble.
 		{cmd + "go-test-fail-panic/output", "ok  \texample.com/calc/dates", Quiet, 0, ErrorWord | ProblemWord | WarningWord},
 		{stream + "jest-fail.txt", "Tests:", Error, ErrorWord, 0},

@@ -65,9 +65,12 @@ func main() {
 GO
 run go-run-exit go run "$work/gorun/main.go"
 
-# Python: a missing module, then a connection that times out (a port on
-# this machine that nothing answers, behind a socket that never connects).
-run python-import python3 -c 'import settings_loader'
+# Python: a missing module (its traceback quotes the line "from ..."), then
+# a connection that times out (to a listener on this machine whose backlog
+# is full, so that nothing ever answers).
+mkdir -p "$work/py"
+printf 'from settings_loader import load\n\nload()\n' >"$work/py/main.py"
+run python-import python3 "$work/py/main.py"
 run python-timeout python3 -c '
 import socket
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
