@@ -379,12 +379,12 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 	case indent > 0 && !col:
 		// go test: "    x_test.go:12: got 1, want 2" (t.Errorf) reads like
 		// "    x_test.go:9: connected" (t.Logf); only the first is evidence.
-		if rank.WordsOf(msg)&cmdTrouble != 0 {
+		if rank.MessageWords(msg)&cmdTrouble != 0 {
 			return cmdM(famTest, scoreMessage, 2, 0)
 		}
 		return cmdMatch{}
 	case indent == 0 && col:
-		switch w := rank.WordsOf(msg); {
+		switch w := rank.MessageWords(msg); {
 		case w&cmdNotes != 0:
 			// go build -gcflags=-m: "x.go:3:6: can inline f"
 			return cmdM(famNote, scoreNote, 0, 0)
@@ -465,7 +465,7 @@ func cmdIsErrorName(head []byte) bool {
 	return rank.ErrorName(head)
 }
 
-// What the error vocabulary (rank.WordsOf) tells of the message of a
+// What the error vocabulary (rank.MessageWords) tells of the message of a
 // located line: a note of a compiler's optimisation report, or trouble (an
 // error, a problem, or what a failed assertion says it wanted and got).
 var (

@@ -110,6 +110,12 @@ func TestSeverityOfRealLines(t *testing.T) {
 		if got := LineSeverity(line); got != w.Severity() {
 			t.Errorf("%q: LineSeverity %d, WordsOf(...).Severity() %d", line, got, w.Severity())
 		}
+		if ms := messageStart(line); ms >= 0 {
+			// The message cut off its location reads as the whole line.
+			if got := MessageWords(line[ms:]); got != w {
+				t.Errorf("%q: MessageWords of %q = %05b, WordsOf the line %05b", line, line[ms:], got, w)
+			}
+		}
 		if w&tt.has != tt.has || w&tt.not != 0 {
 			t.Errorf("%s: %q: words %05b, want %05b among them and none of %05b", tt.file, line, w, tt.has, tt.not)
 		}
