@@ -129,10 +129,20 @@ func TermPattern(term []byte) string {
 		words = append(words, regexp.QuoteMeta(strings.ToLower(string(term[s:e]))))
 		i = e
 	}
-	// Before the term: the start, a byte that is neither a word's nor a
+	if len(words) == 0 {
+		return regexp.QuoteMeta(string(term))
+	}
+	p := `(?i)` + strings.Join(words, `[ \t]+`)
+	// Before a word: the start, a byte that is neither a word's nor a
 	// joiner, or a joiner that follows no word. After it: the end, or a
-	// byte or joiner that no word follows.
-	return `(?i)(^|[^\w.\-/$]|(^|\W)[.\-/$])` + strings.Join(words, `[ \t]+`) + `($|[^\w.\-/$']|[.\-/$'](\W|$))`
+	// byte or joiner that no word follows. "!=" needs neither.
+	if isWordByte(term[0]) {
+		p = `(?i)(^|[^\w.\-/$]|(^|\W)[.\-/$])` + p[len(`(?i)`):]
+	}
+	if isWordByte(term[len(term)-1]) {
+		p += `($|[^\w.\-/$']|[.\-/$'](\W|$))`
+	}
+	return p
 }
 
 // ErrorName reports whether name is an error type's: a Go, Python,

@@ -193,3 +193,30 @@ func BenchmarkWordsOf(b *testing.B) {
 		WordsOf(line)
 	}
 }
+
+// FuzzFirstTerm checks, for any text, that the term FirstTerm finds lies
+// within it, is of a class asked for, and that its pattern compiles and
+// finds the text.
+func FuzzFirstTerm(f *testing.F) {
+	for _, s := range []string{"error: x", "0 failed; 2 passed", "x.go:3:5:   from panic(\"invalid\") at x.go:4:2",
+		"ValueError: no such file", "exit status 1", `"Output":"FAIL\texample.com/x\n"`, "can't connect: timed out", "!="} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		all := ErrorWord | ProblemWord | AssertWord | WarningWord
+		class, s, e, ok := FirstTerm(text, all)
+		if !ok {
+			return
+		}
+		if s < 0 || e > len(text) || s >= e || class&all == 0 {
+			t.Fatalf("FirstTerm(%q) = %05b, %d:%d", text, class, s, e)
+		}
+		re, err := regexp.Compile(TermPattern(text[s:e]))
+		if err != nil {
+			t.Fatalf("pattern of %q: %v", text[s:e], err)
+		}
+		if !re.Match(text) {
+			t.Fatalf("%q: the pattern %s of its term %q does not find it", text, re, text[s:e])
+		}
+	})
+}
