@@ -437,19 +437,10 @@ func cmdClassifyStylish(t []byte) (cmdMatch, bool) {
 // crash happened and ranks well above one in a runtime, a standard library or
 // a dependency.
 func cmdFrame(t []byte, after, before uint8) cmdMatch {
-	for _, lib := range cmdLibraryPaths {
-		if bytes.Contains(t, lib) {
-			return cmdM(famFrame, scoreFrame, 0, 0)
-		}
+	if rank.LibraryFrame(t) {
+		return cmdM(famFrame, scoreFrame, 0, 0)
 	}
 	return cmdM(famFrame, scoreDetail, after, before)
-}
-
-// cmdLibraryPaths mark frames outside the program's own code.
-var cmdLibraryPaths = [][]byte{
-	[]byte("/go/src/"), []byte("/pkg/mod/"), []byte("_testmain.go"), []byte("/rustc/"), []byte("/.cargo/"),
-	[]byte("node:"), []byte("node_modules"), []byte("/lib/python"), []byte("site-packages"),
-	[]byte("(Native Method)"), []byte("java.base/"), []byte("at java."), []byte("at jdk."), []byte("at sun."),
 }
 
 // cmdIsErrorName reports whether the first word of head, the text before

@@ -220,3 +220,26 @@ func FuzzFirstTerm(f *testing.F) {
 		}
 	})
 }
+
+// TestLibraryFrame checks real stack frames: those in a runtime, a
+// standard library or a dependency, and those in the program's own code.
+func TestLibraryFrame(t *testing.T) {
+	tests := []struct {
+		file, frame string
+		lib         bool
+	}{
+		{"../testdata/command/go-test-fail-panic/output", "/usr/local/go/src/runtime/panic.go:", true},
+		{"../testdata/command/go-test-fail-panic/output", "/go-test-fail-panic/parse/parse.go:24", false},
+		{"testdata/severity/python-timeout.txt", "/lib/python3.11/socket.py\", line 851", true},
+		{"testdata/severity/python-import.txt", "py/main.py\", line 1", false},
+		{"testdata/severity/node-missing.txt", "at Module._load (node:internal/modules/cjs/loader", true},
+		{"../testdata/command/jest-fail/output", "at Object.toBe (", false},
+		{"../testdata/command/cargo-test-fail/output", "at /rustc/", true},
+	}
+	for _, tt := range tests {
+		line := realLine(t, tt.file, tt.frame)
+		if got := LibraryFrame(line); got != tt.lib {
+			t.Errorf("%q: LibraryFrame %v, want %v", line, got, tt.lib)
+		}
+	}
+}

@@ -156,18 +156,7 @@ var location = regexp.MustCompile(`(?:[A-Za-z]:)?[\w.@~+\-/\\]*[\w\-]\.[A-Za-z]\
 
 // libraryPath reports a path in a library, a runtime or a test framework,
 // not in the project: a stack frame there is not where a test failed.
-func libraryPath(s string) bool {
-	for _, p := range libraryPaths {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-var libraryPaths = []string{"node_modules", "node:internal", "/rustc/", "/library/std/", "/library/core/", "/.cargo/registry/",
-	"/usr/local/go/src/", "/go/src/runtime/", "/go/src/testing/", "site-packages", "dist-packages", "/usr/lib/python",
-	"<anonymous>", "internal/process/", "/pkg/mod/", "_testmain.go"}
+func libraryPath(s string) bool { return rank.LibraryFrame([]byte(s)) }
 
 // keyLine reports a line that says most of a failure: an error, or a
 // location in the project's code.
