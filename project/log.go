@@ -900,9 +900,13 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	var ends []int64
 	user := -1      // the index of the last continuation line the first frame in the program's code needs
 	frames := false // the record holds a stack trace
+	// A Python traceback ends with its exception, the first line after
+	// its header that is not indented: the record reaches it.
+	traceback := bytes.HasSuffix(bytes.TrimSpace(text), tracebackHead)
+	exception := -1
 	pos := l.End
 	for k := 0; k < logTraceLines && pos < v.size; k++ {
-		if k >= logRecordLines && !(frames && (user < 0 || k <= user)) {
+		if k >= logRecordLines && !traceback && !(frames && (user < 0 || k <= user)) {
 			break
 		}
 		n, err := v.e.doc.ReadLine(pos, logLineCap)
@@ -915,10 +919,20 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		}
 		cl := classifyLogLine(t, false)
 		if !(v.s.f.timestamped && !cl.record) && cl.hit.level != sevDetail {
-			break
+			rest, ok := relayed(text, ll, t, cl)
+			if !ok || !traceback && !continues(rest) {
+				break
+			}
+			t = rest
 		}
 		pos = n.End
 		ends = append(ends, pos)
+		switch {
+		case bytes.HasPrefix(bytes.TrimSpace(t), tracebackHead):
+			traceback = true
+		case traceback && len(t) > 0 && t[0] != ' ' && t[0] != '\t':
+			traceback, exception = false, k
+		}
 		if i := cmdIndent(t); i < len(t) {
 			m := cmdClassify(t[i:min(len(t), i+cmdClassifyBytes)], i)
 			if m.fam == famFrame || m.fam == famPanic {
@@ -934,6 +948,10 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		need := min(len(ends), user+1)
 		keep = max(keep, need)
 		r.must = ends[need-1]
+	}
+	if exception >= 0 {
+		keep = max(keep, exception+1)
+		r.must = max(r.must, ends[exception])
 	}
 	if keep > 0 {
 		r.end = ends[keep-1]
@@ -1010,6 +1028,47 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	}
 	r.end = follow
 	return r, nil
+}
+
+// tracebackHead opens a Python traceback.
+var tracebackHead = []byte("Traceback (most recent call last):")
+
+// relayMin is the shortest source a relayed line must share with the line
+// it continues (see relayed).
+const relayMin = 16
+
+// relayed reports whether line t continues line first in a log that
+// relays another program's output line by line, each under a timestamp of
+// its own (Apache's mod_cgi writes a script's stderr so, and the journal a
+// service's): after their timestamps both name the same source, the same
+// bytes up to a ": " that starts the relayed text, and at least relayMin
+// of them. rest is t's relayed text. A process that logs event after event
+// names itself the same way: what continues a record is told by its text
+// (see continues).
+func relayed(first []byte, fl logLine, t []byte, tl logLine) (rest []byte, ok bool) {
+	if fl.tsEnd == 0 || tl.tsEnd == 0 {
+		return nil, false
+	}
+	a, b := first[fl.tsEnd:], t[tl.tsEnd:]
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	cut := bytes.LastIndex(a[:n], []byte(": "))
+	if cut < relayMin {
+		return nil, false
+	}
+	return b[cut+2:], true
+}
+
+// continues reports whether a relayed line's text continues what came
+// before it rather than starting a new event: it is blank, indented, or a
+// frame of a stack trace.
+func continues(t []byte) bool {
+	if len(bytes.TrimSpace(t)) == 0 || t[0] == ' ' || t[0] == '\t' {
+		return true
+	}
+	return cmdClassify(t[:min(len(t), cmdClassifyBytes)], 0).fam == famFrame
 }
 
 // count returns the number of lines of template id; 0 for drain.Other.
