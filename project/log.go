@@ -919,11 +919,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		}
 		cl := classifyLogLine(t, false)
 		if !(v.s.f.timestamped && !cl.record) && cl.hit.level != sevDetail {
-			rest, ok := relayed(text, ll, t, cl)
-			if !ok || !traceback && !continues(rest) {
-				break
-			}
-			t = rest
+			break
 		}
 		pos = n.End
 		ends = append(ends, pos)
@@ -1032,44 +1028,6 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 
 // tracebackHead opens a Python traceback.
 var tracebackHead = []byte("Traceback (most recent call last):")
-
-// relayMin is the shortest source a relayed line must share with the line
-// it continues (see relayed).
-const relayMin = 16
-
-// relayed reports whether line t continues line first in a log that
-// relays another program's output line by line, each under a timestamp of
-// its own (Apache's mod_cgi writes a script's stderr so, and the journal a
-// service's): after their timestamps both name the same source, the same
-// bytes up to a ": " that starts the relayed text, and at least relayMin
-// of them. rest is t's relayed text. A process that logs event after event
-// names itself the same way: what continues a record is told by its text
-// (see continues).
-func relayed(first []byte, fl logLine, t []byte, tl logLine) (rest []byte, ok bool) {
-	if fl.tsEnd == 0 || tl.tsEnd == 0 {
-		return nil, false
-	}
-	a, b := first[fl.tsEnd:], t[tl.tsEnd:]
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	cut := bytes.LastIndex(a[:n], []byte(": "))
-	if cut < relayMin {
-		return nil, false
-	}
-	return b[cut+2:], true
-}
-
-// continues reports whether a relayed line's text continues what came
-// before it rather than starting a new event: it is blank, indented, or a
-// frame of a stack trace.
-func continues(t []byte) bool {
-	if len(bytes.TrimSpace(t)) == 0 || t[0] == ' ' || t[0] == '\t' {
-		return true
-	}
-	return cmdClassify(t[:min(len(t), cmdClassifyBytes)], 0).fam == famFrame
-}
 
 // count returns the number of lines of template id; 0 for drain.Other.
 func (v *logView) count(id int) int64 {
