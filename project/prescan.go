@@ -12,7 +12,9 @@ import (
 // streaming in, on a goroutine of its own, so that it runs on one core while
 // the store writes and hashes on another: the part that reads the result in
 // order from its start: the template mining of a log's head (a log up to
-// logSample.ends bytes is read whole, a larger one begins its sample there).
+// logSample.ends bytes is read whole, a larger one begins its sample there),
+// and the scan of a command's output up to cmdSample.head bytes (all of it
+// when it is no longer, else the head its sample begins with).
 //
 // The view never depends on how far a prescan got or on how its bytes were
 // cut: the projector takes over the scan's state where the prescan stopped,
@@ -39,6 +41,10 @@ type Prescan struct {
 	closeMu sync.Mutex
 	closed  bool
 
+	// Set by the goroutine, read once done is closed: the scan of a
+	// command's output, which has read [0, at).
+	cmd *cmdScan
+
 	// Set by the goroutine, read once done is closed: the scan of the
 	// log's head, when the text is a log.
 	isLog bool
@@ -59,23 +65,47 @@ const (
 
 // NewPrescan returns a prescan for a result of this kind and call, or nil
 // when its projection has nothing to do while the result streams in: only
-// text may be a log, and a log's lines are matched against a call's intent
-// by the projector alone. (A command's output is scanned fast enough that
-// scanning it beside storing gained nothing measurable.) A nil *Prescan is
-// valid and does nothing.
+// text may be a log, a log's lines are matched against a call's intent by
+// the projector alone, and a command's output is scanned from its start.
+// A nil *Prescan is valid and does nothing.
 func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
-	if kind != KindText || newLogIntent(intentOf(args)) != nil {
+	switch {
+	case kind == KindCommand:
+		p := newPrescan(args, cmdSample.head)
+		go func() {
+			defer close(p.done)
+			p.runCommand()
+		}()
+		return p
+	case kind != KindText || newLogIntent(intentOf(args)) != nil:
 		return nil
 	}
 	// The head, and the end of the line that straddles its end, if it is
 	// not too long.
-	p := &Prescan{args: args, limit: logSample.ends + logSniff, blocks: make(chan []byte, prescanQueue),
-		free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
+	p := newPrescan(args, logSample.ends+logSniff)
 	go func() {
 		defer close(p.done)
 		p.runLog()
 	}()
 	return p
+}
+
+// newPrescan returns a prescan that can use the first limit bytes, whose
+// goroutine is yet to start.
+func newPrescan(args json.RawMessage, limit int64) *Prescan {
+	return &Prescan{args: args, limit: limit, blocks: make(chan []byte, prescanQueue),
+		free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
+}
+
+// runCommand scans a command's output as its bytes arrive, up to the limit.
+func (p *Prescan) runCommand() {
+	s := newCmdScan(intentOf(p.args))
+	for b := range p.blocks {
+		s.Write(b)
+		p.at += int64(len(b))
+		p.recycle(b)
+	}
+	p.cmd = s
 }
 
 // stop tells Write that no more bytes are wanted, and takes what it sends
@@ -260,4 +290,16 @@ func (p *Prescan) take(ctx context.Context, f logFormat, size int64) (*logScan, 
 	}
 	p.s.bytes = p.at // the bytes it scanned, as a scan counts them
 	return p.s, p.at
+}
+
+// takeCommand returns the scan of a command's output of size bytes and
+// where it stopped, once the prescan has ended, when it read what it could
+// of this output: all of it, or its first cmdSample.head bytes (nil
+// otherwise). The scan is not finished: it goes on from there. It hands
+// over its state once.
+func (p *Prescan) takeCommand(ctx context.Context, size int64) (*cmdScan, int64) {
+	if !p.wait(ctx) || p.cmd == nil || p.at != min(size, p.limit) || !p.taken.CompareAndSwap(false, true) {
+		return nil, 0
+	}
+	return p.cmd, p.at
 }

@@ -223,3 +223,46 @@ func TestPrescanLongLineAtTheHeadsEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestPrescanCommandSameView checks that a command's view is the same
+// whether the start of its output was scanned by a prescan while it
+// streamed in or by the projector alone: for real outputs read whole and
+// sampled (the sample made small, so that most are sampled), however the
+// stream was cut, and that the prescan's scan was taken over.
+func TestPrescanCommandSameView(t *testing.T) {
+	fixtures := commandFixtures(t)
+	var all []byte
+	for _, f := range fixtures {
+		all = append(all, f.output...)
+	}
+	for _, shrink := range []bool{false, true} {
+		if shrink {
+			shrinkCmdSample(t, 4, 4<<10)
+		}
+		for i, f := range fixtures {
+			output := f.output
+			if i == 0 {
+				output = all // one larger output, of every fixture's lines
+			}
+			input := func() *Input {
+				in := f.input(t, 2000)
+				in.Source = testInput(t, output, 2000).Source
+				return in
+			}
+			want, err := Project(context.Background(), KindCommand, input())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seed := range uint64(2) {
+				got, p := prescannedAs(t, KindCommand, input(), output, seed)
+				if got.Text != want.Text {
+					t.Fatalf("%s (%d bytes, sample shrunk %v), seed %d: the view differs with a prescan:\n%s\n--- without:\n%s",
+						f.name, len(output), shrink, seed, got.Text, want.Text)
+				}
+				if !p.taken.Load() {
+					t.Errorf("%s (sample shrunk %v): the prescan was not used", f.name, shrink)
+				}
+			}
+		}
+	}
+}
