@@ -40,6 +40,11 @@ type Prescan struct {
 	done    chan struct{} // closed when the goroutine has ended
 	closeMu sync.Mutex
 	closed  bool
+	quit    chan struct{} // closed by Release
+	release sync.Once
+
+	// The pass of a JSON document (see prescan_json.go).
+	json *jsonPrescan
 
 	// Set by the goroutine, read once done is closed: the scan of a
 	// command's output, which has read [0, at).
@@ -70,6 +75,8 @@ const (
 // A nil *Prescan is valid and does nothing.
 func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 	switch {
+	case kind == KindJSON:
+		return newJSONPrescan(args)
 	case kind == KindCommand:
 		p := newPrescan(args, cmdSample.head)
 		go func() {
@@ -94,7 +101,7 @@ func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 // goroutine is yet to start.
 func newPrescan(args json.RawMessage, limit int64) *Prescan {
 	return &Prescan{args: args, limit: limit, blocks: make(chan []byte, prescanQueue),
-		free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
+		free: make(chan []byte, prescanQueue+1), done: make(chan struct{}), quit: make(chan struct{})}
 }
 
 // runCommand scans a command's output as its bytes arrive, up to the limit.
@@ -188,6 +195,18 @@ func (p *Prescan) Close() {
 		p.closed = true
 		close(p.blocks)
 	}
+}
+
+// Release says that no projector will take the prescan over: it closes
+// it, and a goroutine that waits for the stored result (see takeJSON)
+// ends. Call it once the projection is done; it may be called more than
+// once.
+func (p *Prescan) Release() {
+	if p == nil {
+		return
+	}
+	p.Close()
+	p.release.Do(func() { close(p.quit) })
 }
 
 // runLog scans the head of a log as its bytes arrive.
