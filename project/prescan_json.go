@@ -24,8 +24,8 @@ import (
 // last jsonKeepBack before the window being read. A read of bytes it no
 // longer holds waits for the stored document. Tests make these smaller.
 var (
-	jsonKeepHead int64 = 1 << 20
-	jsonKeepBack int64 = 4 << 20
+	jsonKeepHead int64 = 256 << 10
+	jsonKeepBack int64 = 1 << 20
 )
 
 // errPrescanReleased ends the pass of a prescan that no projector took.
