@@ -961,9 +961,9 @@ func median(runs []OneResult) OneResult {
 // WriteSpeed writes a speed report as tables.
 func WriteSpeed(w io.Writer, r SpeedReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	row(tw, "kind", "size", "copy+fsync", "copy", "crumb", "crumb time", "crumb/copy+fsync", "crumb/copy", "peak RSS crumb", "peak RSS copy", "view tokens")
+	row(tw, "kind", "size", "copy+fsync", "copy", "crumb", "crumb time", "crumb CPU", "crumb/copy+fsync", "crumb/copy", "peak RSS crumb", "peak RSS copy", "view tokens")
 	for _, x := range r.Rows {
-		row(tw, x.Kind, BinarySize(x.Size), mbps(x.Copy), mbps(x.CopyNoSync), mbps(x.Crumb), seconds(x.Crumb.Seconds),
+		row(tw, x.Kind, BinarySize(x.Size), mbps(x.Copy), mbps(x.CopyNoSync), mbps(x.Crumb), seconds(x.Crumb.Seconds), seconds(x.Crumb.CPUSeconds),
 			fmt.Sprintf("%.2f", x.Ratio), fmt.Sprintf("%.2f", x.RatioNoSync), textfmt.Size(x.Crumb.PeakRSS), textfmt.Size(x.Copy.PeakRSS),
 			textfmt.Int(int64(x.Crumb.ViewTokens)))
 	}
