@@ -137,10 +137,11 @@ type DirOptions struct {
 // device), reads no record larger than 64 MiB, and refuses a directory that
 // other users may write to.
 //
-// Put writes the blob to a temp file while hashing it, fsyncs it, then under
-// the shared commit lock renames it into objects/ (always, so a damaged blob is
-// replaced by storing the same bytes again), fsyncs the directory, writes the
-// record the same way (temp, fsync, rename, fsync dir) and releases the lock.
+// Put writes the blob to a temp file while hashing it, then under the shared
+// commit lock fsyncs it while it writes and fsyncs the record's temp file,
+// renames the blob into objects/ (always, so a damaged blob is replaced by
+// storing the same bytes again), fsyncs the directory, renames the record
+// into meta/, fsyncs that directory and releases the lock.
 // Deletion removes the record first and the blob second, so a reader never
 // sees a record without its blob unless something outside the store removed
 // it.
