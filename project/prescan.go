@@ -13,22 +13,23 @@ import (
 // the store writes and hashes on another: the part that reads the result in
 // order from its start: the template mining of a log's head (a log up to
 // logSample.ends bytes is read whole, a larger one begins its sample there),
-// and the scan of a command's output up to cmdSample.head bytes (all of it
-// when it is no longer, else the head its sample begins with).
+// the scan of a command's output up to cmdSample.head bytes (all of it when
+// it is no longer, else the head its sample begins with), and the pass over
+// a JSON document's first jsonSample.head bytes (see prescan_json.go).
 //
 // The view never depends on how far a prescan got or on how its bytes were
-// cut: the projector takes over the scan's state where the prescan stopped,
-// at a line start, and goes on as its own scan would have. A prescan that
-// guessed wrong — it tells a log's format from the head alone, the
-// projector from the head and the tail — or that saw other bytes than the
-// store kept is not used. It is given only what it can use (the head and a
-// little more), so it never holds storing up past that, and memory stays at prescanQueue blocks of 256
-// KiB: Write waits while the goroutine is that far behind.
+// cut: the projector takes over the scan's state where the prescan stopped
+// and goes on as its own scan would have. A prescan that guessed wrong — it
+// tells a log's format from the head alone, the projector from the head and
+// the tail — or that saw other bytes than the store kept is not used. It is
+// given only what it can use (the head and a little more), so it never
+// holds storing up past that, and memory stays at prescanQueue blocks of
+// 256 KiB: Write waits while the goroutine is that far behind.
 //
 // Create one with [NewPrescan], give it the result's bytes in order with
-// Write, call Close once they have ended (or storing failed), and hand it
-// to the projector as Input.Prescan. One writer and one projector may use
-// it at once.
+// Write, call Close once they have ended (or storing failed), hand it to
+// the projector as Input.Prescan, and call Release once the projection is
+// done. One writer and one projector may use it at once.
 type Prescan struct {
 	args    json.RawMessage
 	blocks  chan []byte
