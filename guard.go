@@ -396,7 +396,7 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	// The projection's first part reads the result in order from the
 	// start: it runs beside storing, on the bytes as they stream in.
 	pre := project.NewPrescan(kind, res.Args)
-	defer pre.Close()
+	defer pre.Release()
 	var tee io.Reader = io.TeeReader(r, keep)
 	if pre != nil {
 		tee = io.TeeReader(r, io.MultiWriter(keep, pre))
