@@ -57,16 +57,16 @@ func readLines(t *testing.T, name string) [][]byte {
 func TestShortWordsLevels(t *testing.T) {
 	for _, c := range []struct {
 		intent, file string
-		met          []string // lines (as written) where the word must be met
-		notMet       []string // lines where it must not be
+		met          []string // the starts of lines where the word must be met
+		notMet       []string // the starts of lines where it must not be
 	}{
 		{"how to tune the gc", "debug-doc.txt",
 			[]string{"func SetGCPercent(percent int) int", "func ReadGCStats(stats *GCStats)"},
-			[]string{"    GOGC environment variable at startup, or 100 if the variable is not set."}},
+			[]string{"    GOGC environment variable at startup"}},
 		{"how to tune the gc", "go-env.txt", nil,
-			[]string{"CC='gcc'", "GCCGO='gccgo'"}},
+			[]string{"CC='gcc'", "GCCGO='gccgo'", "GOGCCFLAGS="}},
 		{"which os is this", "go-env.txt", nil,
-			[]string{"GOOS='linux'", "GOHOSTOS='linux'"}},
+			[]string{"GOOS=", "GOHOSTOS="}},
 	} {
 		m := NewMatcher(Parse(c.intent))
 		w := slices.IndexFunc(m.it.Words, func(w Word) bool { return w.Short() })
@@ -74,29 +74,27 @@ func TestShortWordsLevels(t *testing.T) {
 			t.Fatalf("%q: no short word", c.intent)
 		}
 		lines := readLines(t, c.file)
-		levels := map[string]Level{}
 		for _, l := range lines {
-			lv := m.Levels(l).At(w)
-			levels[string(l)] = lv
-			if lv != None && lv < Whole {
+			if lv := m.Levels(l).At(w); lv != None && lv < Whole {
 				t.Errorf("%q in %s: %q met at level %d, below Whole", c.intent, c.file, l, lv)
 			}
 		}
-		for _, l := range c.met {
-			lv, ok := levels[l]
-			if !ok {
-				t.Fatalf("%s has no line %q (run make.sh again?)", c.file, l)
+		// level returns the level of the word in the line that starts
+		// with start.
+		level := func(start string) Level {
+			i := slices.IndexFunc(lines, func(l []byte) bool { return bytes.HasPrefix(l, []byte(start)) })
+			if i < 0 {
+				t.Fatalf("%s has no line %q (run make.sh again?)", c.file, start)
 			}
-			if lv < Whole {
+			return m.Levels(lines[i]).At(w)
+		}
+		for _, l := range c.met {
+			if lv := level(l); lv < Whole {
 				t.Errorf("%q: %q met at level %d, want Whole or Exact", c.intent, l, lv)
 			}
 		}
 		for _, l := range c.notMet {
-			lv, ok := levels[l]
-			if !ok {
-				t.Fatalf("%s has no line %q (run make.sh again?)", c.file, l)
-			}
-			if lv != None {
+			if lv := level(l); lv != None {
 				t.Errorf("%q: %q met at level %d, want none", c.intent, l, lv)
 			}
 		}
