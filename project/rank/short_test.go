@@ -64,7 +64,7 @@ func TestShortWordsLevels(t *testing.T) {
 			[]string{"func SetGCPercent(percent int) int", "func ReadGCStats(stats *GCStats)"},
 			[]string{"    GOGC environment variable at startup"}},
 		{"how to tune the gc", "go-env.txt", nil,
-			[]string{"CC='gcc'", "GCCGO='gccgo'", "GOGCCFLAGS="}},
+			[]string{"CC='gcc'", "GCCGO='gccgo'"}},
 		{"which os is this", "go-env.txt", nil,
 			[]string{"GOOS=", "GOHOSTOS="}},
 	} {
