@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
@@ -42,11 +42,11 @@ const scanLimit = 256 << 10
 
 // problem matches the words that make a line the one to report: errors,
 // failures, the exit status.
-var problem = regexp.MustCompile(`(?i)\b(error|errors|failed|failure|fail|panic|fatal|exception|traceback|denied|not found|no such|undefined|cannot|timed? ?out|exit (status|code) [1-9])\b`)
+var problem = lazyre.New(`(?i)\b(error|errors|failed|failure|fail|panic|fatal|exception|traceback|denied|not found|no such|undefined|cannot|timed? ?out|exit (status|code) [1-9])\b`)
 
 // viewHead matches the header of a crumb view, whose ref names the result
 // the view was made of.
-var viewHead = regexp.MustCompile(`^\[crumb [^\]]*?\bref ([0-9a-f]{16})`)
+var viewHead = lazyre.New(`^\[crumb [^\]]*?\bref ([0-9a-f]{16})`)
 
 // viewRef returns the ref a crumb view names in its first line, or "".
 func viewRef(body []byte) string {

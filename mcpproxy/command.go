@@ -8,12 +8,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/crumb-dev/crumb/internal/lazyre"
 )
 
 // DefaultTerminateDuration is how long closing a command's connection waits
@@ -182,15 +183,15 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 // headline matches a line that states an error, as the runtimes print
 // one: "Error: Cannot find module 'x'", "ModuleNotFoundError: No module
 // named 'x'", "panic: runtime error", "fatal: ...", "error[E0425]: ...".
-var headline = regexp.MustCompile(`^(\w[\w.$]*)?(Error|Exception)\b(\[\w+\])?:|^(panic|fatal|FATAL|error|ERROR|Fatal|Error)\b[\[:]`)
+var headline = lazyre.New(`^(\w[\w.$]*)?(Error|Exception)\b(\[\w+\])?:|^(panic|fatal|FATAL|error|ERROR|Fatal|Error)\b[\[:]`)
 
 // errorWords are words of a line that says what went wrong ("permission
 // denied", "cannot open", "failed to"), for a program whose standard
 // error has no headline.
-var errorWords = regexp.MustCompile(`(?i)(error|exception|fatal|panic|traceback|cannot|can't|could not|couldn't|failed|failure|denied|refused|not found|no such|unable to)`)
+var errorWords = lazyre.New(`(?i)(error|exception|fatal|panic|traceback|cannot|can't|could not|couldn't|failed|failure|denied|refused|not found|no such|unable to)`)
 
 // stackFrame matches the lines of a stack trace.
-var stackFrame = regexp.MustCompile(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
+var stackFrame = lazyre.New(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
 
 // suffix says what the server's standard error says went wrong: its last
 // lines that state an error (at most three), else its last lines with an
@@ -205,7 +206,7 @@ func (w *tailWriter) suffix() string {
 		return ""
 	}
 	lines := strings.Split(text, "\n")
-	pick := func(re *regexp.Regexp) []string {
+	pick := func(re *lazyre.Regexp) []string {
 		var out []string
 		for i := len(lines) - 1; i >= 0 && len(out) < 3; i-- {
 			l := strings.TrimSpace(lines[i])
