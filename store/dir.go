@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -727,15 +728,19 @@ func (d *Dir) readRecord(ref Ref) (record, time.Time, error) {
 	if fi.Size() > maxRecordSize {
 		return record{}, fi.ModTime(), &recordError{detail: fmt.Sprintf("its record holds %d bytes, more than a record may", fi.Size())}
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxRecordSize+1))
-	if err != nil {
+	// One read of the size the file has: a record of a large result holds
+	// a digest per chunk (some 77 KB for 1 GB), which io.ReadAll would read
+	// in a dozen growing steps.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxRecordSize+1)); err != nil {
 		return record{}, time.Time{}, err
 	}
+	data := buf.Bytes()
 	if len(data) > maxRecordSize {
 		return record{}, fi.ModTime(), &recordError{detail: "its record is larger than a record may be"}
 	}
 	var rec record
-	if err := json.Unmarshal(data, &rec); err != nil {
+	if err := decodeRecord(data, &rec); err != nil {
 		return record{}, fi.ModTime(), &recordError{detail: fmt.Sprintf("its record is not valid JSON (%v)", err)}
 	}
 	return rec, fi.ModTime(), nil
