@@ -176,3 +176,24 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+func TestIsHex(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want bool
+	}{
+		{"0123456789abcdef", 16, true},
+		{"0123456789abcdef", 15, false},
+		{"0123456789ABCDEF", 16, false},
+		{"0123456789abcdeg", 16, false},
+		{"/:`g", 4, false},
+		{"\xff0", 2, false},
+		{"", 0, true},
+	}
+	for _, tt := range tests {
+		if got := isHex(tt.s, tt.n); got != tt.want {
+			t.Errorf("isHex(%q, %d) = %v, want %v", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
