@@ -675,7 +675,11 @@ func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, mode i
 			return err
 		}
 	}
-	if err := os.Rename(name, path); err != nil {
+	move := os.Rename
+	if mode == replaceNothing {
+		move = swapInto
+	}
+	if err := move(name, path); err != nil {
 		return err
 	}
 	ok = true
