@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"path"
 	"strconv"
 	"strings"
@@ -438,7 +439,7 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		kept := info.Size
 		rc.Kept = &kept
 	}
-	g.countResult(&rc, keep, info.Size)
+	g.countResult(&rc, kind, keep)
 	in := g.input(ctx, res, obj, budget)
 	in.Ref, in.Digest = info.Ref, info.Digest
 	in.Truncated, in.SourceSize = info.Truncated, info.SourceSize
@@ -454,6 +455,10 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	}
 	if perr != nil {
 		return nil, perr
+	}
+	if out.ResultTokens > 0 && !info.Truncated {
+		n := out.ResultTokens
+		rc.Tokens, rc.TokensBy = &n, g.cfg.Counter.Name()
 	}
 	out = g.summarize(ctx, res, kind, obj, info, out, &rc)
 	if v := g.wholeIfSmaller(kind, res, keep, out, &rc); v != nil {
@@ -510,19 +515,40 @@ func (g *Guard) prefix(res Result, exempt bool, threshold int) (body []byte, res
 // wholeIfSmaller returns the result itself, untouched, when its view would
 // cost as many tokens as the whole result or more: no view is larger than
 // what it stands for. It applies to a text result counted exactly and held
-// whole in memory; the result stays stored, and the receipt keeps its ref.
-// The view's count is kept in rc, for finish not to count it again.
+// whole in memory (the MCP projector makes the same choice for results that
+// hold media, see project.MCPCost); the result stays stored, and the
+// receipt keeps its ref. The view's count is kept in rc, for finish not to
+// count it again.
 func (g *Guard) wholeIfSmaller(kind Kind, res Result, keep *headTail, out project.Output, rc *Receipt) *View {
 	if kind == KindBinary || len(out.Media) > 0 || len(res.Spilled) > 0 || rc.Summary != nil ||
 		rc.Tokens == nil || rc.TokensBy != g.cfg.Counter.Name() || !keep.complete() {
 		return nil
 	}
-	if rc.ViewTokens = g.cfg.Counter.Count(out.Text); rc.ViewTokens < *rc.Tokens {
+	if rc.ViewTokens, _ = g.exactTokens(kind, []byte(out.Text), math.MaxInt); rc.ViewTokens < *rc.Tokens {
 		return nil
 	}
 	v := g.exact(string(keep.bytes()), *rc, *rc.Tokens, rc.TokensBy)
 	v.Ref = rc.Ref
 	return v
+}
+
+// exactTokens counts a result's or a view's tokens exactly, as a model is
+// charged for them: for KindMCP, a CallToolResult's text without its media
+// payloads and its images by their size (project.MCPCost). ok is false when
+// the text to count is over limit bytes.
+func (g *Guard) exactTokens(kind Kind, text []byte, limit int) (n int, ok bool) {
+	if kind == KindMCP && (len(text) <= limit || bytes.Contains(text, []byte(`"data"`)) || bytes.Contains(text, []byte(`"blob"`))) {
+		if c, ok := project.MCPCostOf(text); ok {
+			if len(c.Text) > limit {
+				return 0, false
+			}
+			return g.cfg.Counter.Count(c.Text) + c.Images, true
+		}
+	}
+	if len(text) > limit {
+		return 0, false
+	}
+	return g.cfg.Counter.Count(string(text)), true
 }
 
 // exact returns the view of a result that passes through untouched, text,
@@ -536,13 +562,15 @@ func (g *Guard) exact(text string, rc Receipt, n int, by string) *View {
 	return &View{Text: text, Receipt: rc}
 }
 
-// countResult records the result's token count: exact for a small result,
-// estimated from what was seen for a large one.
-func (g *Guard) countResult(rc *Receipt, keep *headTail, size int64) {
-	if size <= exactCountLimit && keep.complete() {
-		n := g.cfg.Counter.Count(string(keep.bytes()))
-		rc.Tokens, rc.TokensBy = &n, g.cfg.Counter.Name()
-		return
+// countResult records the result's token count: exact for a small result
+// (for KindMCP, one whose text without media payloads is small), estimated
+// from what was seen for a large one.
+func (g *Guard) countResult(rc *Receipt, kind Kind, keep *headTail) {
+	if keep.complete() {
+		if n, ok := g.exactTokens(kind, keep.bytes(), exactCountLimit); ok {
+			rc.Tokens, rc.TokensBy = &n, g.cfg.Counter.Name()
+			return
+		}
 	}
 	// Scale the estimate of the bytes seen to the whole size.
 	sample := string(keep.head) + string(keep.tailBytes())
@@ -657,7 +685,7 @@ func (g *Guard) finish(ctx context.Context, in *project.Input, out project.Outpu
 	}
 	rc.ViewBytes = len(out.Text)
 	if rc.ViewTokens == 0 { // not counted yet (see wholeIfSmaller)
-		rc.ViewTokens = g.cfg.Counter.Count(out.Text)
+		rc.ViewTokens, _ = g.exactTokens(rc.Kind, []byte(out.Text), math.MaxInt)
 	}
 	if n, err := project.LinesOf(in); err == nil {
 		rc.Lines = &n

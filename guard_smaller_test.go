@@ -3,10 +3,13 @@ package crumb_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/tokens"
 )
 
@@ -36,5 +39,47 @@ func TestNoViewLargerThanResult(t *testing.T) {
 		if v.Text == padded && v.Ref == "" {
 			t.Errorf("kind %q: the result passed whole, but the stored result's ref is not kept", kind)
 		}
+	}
+}
+
+// TestNoMCPViewLargerThanResult: a CallToolResult that holds media and
+// repeats it in structuredContent (the filesystem server's read_media_file,
+// testdata/media/make.sh) costs a model only its image and a little text; a
+// projection that cuts the repeated copy and says so would cost more. Such
+// a result passes whole, stored, with its ref.
+func TestNoMCPViewLargerThanResult(t *testing.T) {
+	files, err := filepath.Glob("testdata/media/read-media-file-*.json")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("%d fixtures (%v): run testdata/media/make.sh", len(files), err)
+	}
+	counter := tokens.O200k()
+	cost := func(doc string) int {
+		c, ok := project.MCPCostOf([]byte(doc))
+		if !ok {
+			t.Fatalf("not a CallToolResult: %.80s", doc)
+		}
+		return counter.Count(c.Text) + c.Images
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := newGuard(t, crumb.Config{Budget: 2000})
+			v, err := g.Project(context.Background(), crumb.Result{Body: raw, Kind: crumb.KindMCP, Tool: "read_media_file"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := cost(v.Text), cost(string(raw)); got > want {
+				t.Errorf("the view costs %d tokens, the result %d", got, want)
+			}
+			if v.Text != string(raw) || v.Ref == "" {
+				t.Errorf("the result did not pass whole with its ref (ref %q, %d of %d bytes)", v.Ref, len(v.Text), len(raw))
+			}
+			if *v.Receipt.Tokens != cost(string(raw)) {
+				t.Errorf("the receipt counts %d tokens, a model is charged %d", *v.Receipt.Tokens, cost(string(raw)))
+			}
+		})
 	}
 }

@@ -656,8 +656,8 @@ func safeName(tool string) string {
 // hasMedia reports whether a CallToolResult holds a block that is not text:
 // an image, audio, or a resource blob.
 func hasMedia(output []byte) bool {
-	data, media, ok := mediaData(output)
-	return ok && (media > 0 || len(data) > 0)
+	c, ok := project.MCPCostOf(output)
+	return ok && len(c.Payloads) > 0
 }
 
 // unit is what a page of a saved output is measured in.

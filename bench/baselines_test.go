@@ -487,17 +487,17 @@ func TestImageTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	img := base64.StdEncoding.EncodeToString(buf.Bytes())
-	if got := imageTokens(img); got != 100 {
+	if got := project.Base64ImageTokens(img); got != 100 {
 		t.Errorf("a 300x250 image counts %d tokens, want 100", got)
 	}
 	buf.Reset()
 	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 3000, 2000))); err != nil {
 		t.Fatal(err)
 	}
-	if got := imageTokens(base64.StdEncoding.EncodeToString(buf.Bytes())); got != maxImageTokens {
-		t.Errorf("a 3000x2000 image counts %d tokens, want the API's most, %d", got, maxImageTokens)
+	if got := project.Base64ImageTokens(base64.StdEncoding.EncodeToString(buf.Bytes())); got != project.MaxImageTokens {
+		t.Errorf("a 3000x2000 image counts %d tokens, want the API's most, %d", got, project.MaxImageTokens)
 	}
-	if got := imageTokens(base64.StdEncoding.EncodeToString([]byte("not an image"))); got != 0 {
+	if got := project.Base64ImageTokens(base64.StdEncoding.EncodeToString([]byte("not an image"))); got != 0 {
 		t.Errorf("data that is no image counts %d tokens", got)
 	}
 	c := &Case{Meta: Meta{Kind: project.KindMCP}}

@@ -1,12 +1,9 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"image"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -387,41 +384,10 @@ func sanitisedBinary(s string) int {
 	return n
 }
 
-// toolResult is the part of an MCP CallToolResult the benchmark looks at.
-type toolResult struct {
-	Content []struct {
-		Type     string `json:"type"`
-		Data     string `json:"data"`
-		Resource *struct {
-			Blob string `json:"blob"`
-		} `json:"resource"`
-	} `json:"content"`
-}
-
-// mediaData returns the base64 payloads of a CallToolResult's media blocks
-// (image and audio data, resource blobs), and the number of image and audio
-// blocks with data. ok is false when doc is not a CallToolResult.
-func mediaData(doc []byte) (data []string, media int, ok bool) {
-	var res toolResult
-	if json.Unmarshal(doc, &res) != nil || res.Content == nil {
-		return nil, 0, false
-	}
-	for _, b := range res.Content {
-		switch {
-		case (b.Type == "image" || b.Type == "audio") && b.Data != "":
-			data = append(data, b.Data)
-			media++
-		case b.Type == "resource" && b.Resource != nil && b.Resource.Blob != "":
-			data = append(data, b.Resource.Blob)
-		}
-	}
-	return data, media, true
-}
-
 // countMedia counts the image and audio blocks of an MCP output.
 func countMedia(output []byte) int {
-	_, n, _ := mediaData(output)
-	return n
+	c, _ := project.MCPCostOf(output)
+	return c.Media
 }
 
 // keptMedia counts the image and audio blocks a view keeps: those in its
@@ -441,39 +407,29 @@ func keptMedia(c *Case, v *View) int {
 			inMedia++
 		}
 	}
-	_, inText, _ := mediaData([]byte(v.Text))
-	return max(inMedia, inText)
+	cost, _ := project.MCPCostOf([]byte(v.Text))
+	return max(inMedia, cost.Media)
 }
 
 // textTokens counts the tokens of a view's text. For an MCP case whose text
-// is a CallToolResult, the base64 payloads of media blocks are left out of
-// the text: a client sends those to the model as media, not as text
-// tokens. An image counts instead what the model is charged for it, by its
-// area (imageTokens), so that a view that keeps an image downscaled is
-// weighed against the image it stands for.
+// is a CallToolResult, that is what a model is charged for it
+// (project.MCPCost): the text without media payloads, and the images by
+// their size, so that a view that keeps an image downscaled is weighed
+// against the image it stands for.
 func textTokens(counter tokens.Counter, c *Case, text string) int {
-	media := 0
 	if c.Kind == project.KindMCP {
-		if data, _, ok := mediaData([]byte(text)); ok {
-			// structuredContent may repeat a block: drop every copy.
-			seen := map[string]bool{}
-			for _, d := range data {
-				text = strings.ReplaceAll(text, `"`+d+`"`, `""`)
-				if !seen[d] {
-					seen[d] = true
-					media += imageTokens(d)
-				}
-			}
+		if cost, ok := project.MCPCostOf([]byte(text)); ok {
+			return counter.Count(cost.Text) + cost.Images
 		}
 	}
-	return counter.Count(text) + media
+	return counter.Count(text)
 }
 
 // mediaOnlyTokens counts the images a view returns as media blocks beside
 // a text that does not hold them (a text that does is counted by
 // textTokens).
 func mediaOnlyTokens(v *View) int {
-	if _, n, ok := mediaData([]byte(v.Text)); ok && n > 0 {
+	if c, ok := project.MCPCostOf([]byte(v.Text)); ok && c.Media > 0 {
 		return 0
 	}
 	total := 0
@@ -483,28 +439,8 @@ func mediaOnlyTokens(v *View) int {
 			Data string `json:"data"`
 		}
 		if json.Unmarshal(m, &b) == nil && b.Type == "image" {
-			total += imageTokens(b.Data)
+			total += project.Base64ImageTokens(b.Data)
 		}
 	}
 	return total
 }
-
-// imageTokens is what a model is charged for an image sent as base64 data:
-// its area in pixels over 750, Anthropic's rule, at most maxImageTokens (the
-// API scales an image over about 1.15 megapixels down to that). Data that
-// is no image (audio, a blob) counts 0.
-func imageTokens(b64 string) int {
-	raw, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return 0
-	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
-	if err != nil {
-		return 0
-	}
-	return min((cfg.Width*cfg.Height+749)/750, maxImageTokens)
-}
-
-// maxImageTokens is the most one image costs: Anthropic's API scales an
-// image down to about 1.15 megapixels, some 1,600 tokens.
-const maxImageTokens = 1600

@@ -381,6 +381,7 @@ func (m *mcpProjection) project() (Output, error) {
 	for _, it := range m.items {
 		it.fresh = it.projected
 	}
+	media := m.media // as the result holds them
 	// The budget counts the whole result the model reads, its JSON and
 	// the escapes of its text included (media data aside): when the
 	// assembled result takes more, the text items share less, by more at
@@ -399,7 +400,7 @@ func (m *mcpProjection) project() (Output, error) {
 		if over <= 0 || try == 6 || !m.seq && m.in.Budget-m.notes-squeeze < recall.MinBudget*len(m.items) {
 			// Within the budget, or what is over is not the text items'
 			// doing (a structuredContent kept whole): nothing to gain.
-			return out, nil
+			return m.noLarger(out, media), nil
 		}
 		m.squeeze = squeeze
 		for _, it := range m.items {
@@ -407,6 +408,37 @@ func (m *mcpProjection) project() (Output, error) {
 		}
 		m.next = nil
 	}
+}
+
+// mcpCountLimit is the most bytes of a result's text, media payloads
+// aside, that noLarger counts.
+const mcpCountLimit = 64 << 10
+
+// noLarger returns the result itself, with the media it holds, when the
+// view would cost a model more (MCPCost) and the API takes the result as it
+// is: a result that holds media costs little for its bytes, and a view that
+// cuts a repeated copy of a block and says so can cost more than the
+// result. It applies to results that hold images or audio and no blob,
+// whose text is short enough to count; one with text stored apart stays
+// projected.
+func (m *mcpProjection) noLarger(out Output, media []json.RawMessage) Output {
+	if len(m.in.Spilled) > 0 {
+		return out
+	}
+	raw, ok := MCPCostOf(m.raw)
+	if !ok || raw.Media == 0 || len(raw.Payloads) > raw.Media || len(raw.Text) > mcpCountLimit {
+		// No images or audio, or a blob a client may show as text.
+		return out
+	}
+	n := m.in.Counter.Count(raw.Text) + raw.Images
+	out.ResultTokens = n
+	if raw.Refused > 0 {
+		return out // the API would refuse the result as it is
+	}
+	if view, ok := MCPCostOf([]byte(out.Text)); ok && m.in.Counter.Count(view.Text)+view.Images <= n {
+		return out
+	}
+	return Output{Text: string(m.raw), Media: media, Complete: true, ResultTokens: n}
 }
 
 // assemble writes the new result.

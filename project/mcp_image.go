@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"math"
 	"strconv"
 
 	"golang.org/x/image/draw"
@@ -22,14 +23,27 @@ import (
 
 // Images larger than a model takes are downscaled for the view. The limits
 // are those of the Anthropic API, the strictest of the common ones: images
-// are resized to at most 1568 pixels on the long side, and one image may
-// not exceed 5 MB.
+// are resized to at most 1568 pixels on the long side and about 1.15
+// megapixels (MaxImageTokens), one image may not exceed 5 MB, and none may
+// have a side over 8000 pixels.
 const (
 	// MaxImageSide is the most pixels on an image's long side.
 	MaxImageSide = 1568
 	// MaxImageBytes is the most bytes of one encoded image.
 	MaxImageBytes = 5 << 20
+	// MaxImageTokens is the most one image costs: a larger one is scaled
+	// down to this many tokens by the model's API.
+	MaxImageTokens = 1600
+	// maxAPISide is the longest side the API takes at all.
+	maxAPISide = 8000
 )
+
+// ImageTokens is what a model is charged for an image of w by h pixels:
+// its area over 750 pixels a token, Anthropic's rule, at most
+// MaxImageTokens.
+func ImageTokens(w, h int) int {
+	return int(min((int64(w)*int64(h)+749)/750, MaxImageTokens))
+}
 
 // maxDecodePixels is the largest image decoded to be downscaled; a larger
 // one (or a file that claims to be) is left as it is.
@@ -38,6 +52,12 @@ const maxDecodePixels = 64 << 20
 // image checks an image block against the limits. When it is too large it
 // returns the block with a downscaled image and a note naming the stored
 // original; nil when the block stays as it is.
+//
+// A downscaled image is made no larger than what the model would see of
+// the original, less the tokens of the note: the view never costs more
+// than the block it replaces. When the note would take more than half of
+// what the image costs and the API takes the original as it is, the
+// original stays.
 func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
 	v, ok := b.get("data")
 	var s string
@@ -63,11 +83,19 @@ func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
 	if err := m.ctx.Err(); err != nil {
 		return nil, "", err
 	}
+	// The note's cost as a block of its own, with the widest sizes a
+	// downscaled image may have.
+	where := m.original(i, data)
+	cost := ImageTokens(cfg.Width, cfg.Height)
+	noteTokens := m.in.Counter.Count(`,{"type":"text","text":` + quoteJSON(imageNote(i, cfg.Width, cfg.Height, 9999, 9999, where)) + `}`)
+	if !refusedImage(len(data), cfg.Width, cfg.Height) && noteTokens*2 > cost {
+		return nil, "", nil
+	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, "", nil
 	}
-	small, mime, err := downscale(img, format)
+	small, mime, err := downscale(img, format, max(1, cost-noteTokens))
 	if err != nil {
 		return nil, "", nil
 	}
@@ -76,19 +104,28 @@ func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
 	if mime != b.str("mimeType") {
 		nb = nb.with("mimeType", []byte(quoteJSON(mime)))
 	}
-	// One short line: what was done, and where the original is.
-	note := fmt.Sprintf("[crumb: image %d downscaled from %dx%d to %dx%d", i, cfg.Width, cfg.Height, sb.Dx(), sb.Dy())
+	return nb.marshal(), imageNote(i, cfg.Width, cfg.Height, sb.Dx(), sb.Dy(), where), nil
+}
+
+// original stores a downscaled image's original bytes and says where they
+// are: the read that gets them back, or their place in the stored result.
+func (m *mcpProjection) original(i int, data []byte) string {
 	ref, err := m.put(data, store.Meta{Tool: "crumb/asset", Kind: string(KindBinary)})
 	switch {
 	case err == nil:
-		note += "; the original: " + m.in.assetRead(ref) + "]"
+		return "the original: " + m.in.assetRead(ref)
 	case m.in.Ref != "":
 		p := "/content/" + strconv.Itoa(i) + "/data"
-		note += "; the original (base64): " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + "]"
+		return "the original (base64): " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p})
 	default:
-		note += "; the original could not be stored: " + err.Error() + "]"
+		return "the original could not be stored: " + err.Error()
 	}
-	return nb.marshal(), note, nil
+}
+
+// imageNote is one short line: what was done to image i, and where the
+// original is.
+func imageNote(i, w, h, nw, nh int, where string) string {
+	return fmt.Sprintf("[crumb: image %d downscaled from %dx%d to %dx%d; %s]", i, w, h, nw, nh, where)
 }
 
 // encoded is an encoded image and its size in pixels.
@@ -99,16 +136,19 @@ type encoded struct {
 
 func (e encoded) Bounds() image.Rectangle { return image.Rect(0, 0, e.w, e.h) }
 
-// downscale shrinks img to fit MaxImageSide and MaxImageBytes, encoding it
-// as JPEG when it was JPEG and as PNG otherwise (as JPEG when a PNG stays
-// too large).
-func downscale(img image.Image, format string) (encoded, string, error) {
+// downscale shrinks img to fit MaxImageSide, MaxImageBytes and a cost of
+// at most tokens (ImageTokens), encoding it as JPEG when it was JPEG and
+// as PNG otherwise (as JPEG when a PNG stays too large).
+func downscale(img image.Image, format string, tokens int) (encoded, string, error) {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	scale := min(1, float64(MaxImageSide)/float64(max(w, h)))
+	if area := float64(w) * float64(h) * scale * scale; area > float64(tokens)*750 {
+		scale *= math.Sqrt(float64(tokens) * 750 / area)
+	}
 	asJPEG := format == "jpeg"
 	for try := 0; try < 8; try++ {
-		nw, nh := max(1, int(float64(w)*scale+0.5)), max(1, int(float64(h)*scale+0.5))
+		nw, nh := max(1, int(float64(w)*scale)), max(1, int(float64(h)*scale))
 		var dst draw.Image
 		if asJPEG {
 			rgba := image.NewRGBA(image.Rect(0, 0, nw, nh))

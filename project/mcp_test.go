@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/draw"
+	"image/png"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -330,7 +332,7 @@ func mustCompact(t *testing.T, b []byte) []byte {
 // TestMCPImageDownscaled: the screenshot is larger than a model takes; it
 // is downscaled, and the original is stored and named.
 func TestMCPImageDownscaled(t *testing.T) {
-	raw := loadCase(t, "mcp", "filesystem-read-screenshot")
+	raw := screenshotAlone(t)
 	var in ctr
 	json.Unmarshal(raw, &in)
 	orig, _ := base64.StdEncoding.DecodeString(str(in.Content[0], "data"))
@@ -419,4 +421,96 @@ func FuzzMCPProject(f *testing.F) {
 			t.Fatalf("a CallToolResult gave invalid JSON:\n%s", out.Text)
 		}
 	})
+}
+
+// TestMCPImageViewCostsNoMore: a downscaled image and its note together
+// cost no more tokens than the original image would (ImageTokens), and an
+// image the API takes whose downscale could not pay for its note stays as
+// it is.
+func TestMCPImageViewCostsNoMore(t *testing.T) {
+	repeated := loadCase(t, "mcp", "filesystem-read-screenshot")
+	raw := screenshotAlone(t)
+	var in ctr
+	json.Unmarshal(raw, &in)
+	orig, _ := base64.StdEncoding.DecodeString(str(in.Content[0], "data"))
+	shot, _, err := image.Decode(bytes.NewReader(orig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A thin strip cut from the same screenshot: over the long side, but
+	// cheap, so a note would cost more than downscaling saves.
+	strip := image.NewNRGBA(image.Rect(0, 0, 1700, 24))
+	draw.Draw(strip, strip.Bounds(), shot, image.Point{}, draw.Src)
+	var sb bytes.Buffer
+	if err := png.Encode(&sb, strip); err != nil {
+		t.Fatal(err)
+	}
+	stripCase := []byte(`{"content":[{"type":"image","data":"` + base64.StdEncoding.EncodeToString(sb.Bytes()) + `","mimeType":"image/png"}]}`)
+	for _, c := range []struct {
+		name    string
+		raw     []byte
+		changed bool
+	}{
+		{"screenshot", raw, true},
+		// The same with structuredContent repeating the image, as the
+		// filesystem server returns it: cutting the copy and saying so
+		// would cost more than the whole result.
+		{"screenshot-repeated", repeated, false},
+		{"strip", stripCase, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var a ctr
+			json.Unmarshal(c.raw, &a)
+			before := blockImageTokens(t, a.Content[0])
+			out, _ := projectMCPCase(t, c.raw, json.RawMessage("null"), 2000)
+			var b ctr
+			if err := json.Unmarshal([]byte(out.Text), &b); err != nil {
+				t.Fatal(err)
+			}
+			after, notes := 0, 0
+			for _, blk := range b.Content {
+				switch str(blk, "type") {
+				case "image":
+					after += blockImageTokens(t, blk)
+				case "text":
+					if s := str(blk, "text"); strings.Contains(s, "downscaled") {
+						note, _, _ := strings.Cut(s, "] ")
+						notes += tokens.O200k().Count(strings.TrimSuffix(note, "]") + "]")
+					}
+				}
+			}
+			if changed := notes > 0; changed != c.changed {
+				t.Fatalf("downscaled: %v, want %v", changed, c.changed)
+			}
+			if after+notes > before {
+				t.Errorf("the view's image and note cost %d+%d tokens, the original %d", after, notes, before)
+			}
+		})
+	}
+}
+
+// screenshotAlone is the screenshot of the filesystem-read-screenshot case
+// as a result of its one image block, without the structuredContent that
+// repeats it (as servers without an outputSchema return images).
+func screenshotAlone(t *testing.T) []byte {
+	t.Helper()
+	var in ctr
+	if err := json.Unmarshal(loadCase(t, "mcp", "filesystem-read-screenshot"), &in); err != nil {
+		t.Fatal(err)
+	}
+	return []byte(`{"content":[` + string(mustJSON(in.Content[0])) + `]}`)
+}
+
+// blockImageTokens is what an image block costs a model.
+func blockImageTokens(t *testing.T, blk map[string]json.RawMessage) int {
+	t.Helper()
+	data, err := base64.StdEncoding.DecodeString(str(blk, "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ImageTokens(cfg.Width, cfg.Height)
 }

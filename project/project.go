@@ -158,6 +158,9 @@ type Output struct {
 	Complete bool
 	// Media holds blocks kept as media (images, audio) for MCP results.
 	Media []json.RawMessage
+	// ResultTokens is what the whole result costs a model, when the
+	// projector counted it (MCPCost); 0 when it did not.
+	ResultTokens int
 }
 
 // Projector turns an input into a view within its budget.
