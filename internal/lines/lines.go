@@ -269,10 +269,11 @@ func (d *Doc) LineStart(n int64) (int64, error) {
 			}
 		}
 		from, seen = int64(lo)*d.chunkSize, d.chunkNL[lo]
-		// The newline ends chunk lo's part of the count: when it is nearer
-		// the end of the chunk, count back from there. A line in the
-		// middle of a large result often starts just before a chunk
-		// boundary; counting forward read the whole chunk to find it.
+		// The index gives the newlines before the next chunk too: when the
+		// newline sought is nearer the end of chunk lo than its start,
+		// count back from there. A page from the middle of a large result
+		// often starts just before a chunk boundary, and counting forward
+		// read the whole chunk to find it.
 		if lo+1 < len(d.chunkNL) {
 			if end, after := int64(lo+1)*d.chunkSize, d.chunkNL[lo+1]; after >= want && after-want < want-seen {
 				return d.lineStartBack(want, end, after)
