@@ -330,6 +330,21 @@ func (g *Guard) Limits(tool string) (budget, threshold int, exempt bool) {
 	return g.limits(tool, callOptions{})
 }
 
+// Passes reports whether a text result of size bytes from tool passes
+// through untouched whatever it holds, before any token of it is counted:
+// the tool is exempt, or the result is no larger than the threshold in
+// bytes (every token is at least a byte, so it fits). Project passes such a
+// result through as it came; a proxy may forward it at once, neither
+// stored nor projected. A larger result may still pass through once
+// Project has counted its tokens.
+func (g *Guard) Passes(tool string, size int) bool {
+	_, threshold, exempt := g.Limits(tool)
+	return passes(exempt, threshold, size)
+}
+
+// passes is the rule of Passes, on the limits of one call.
+func passes(exempt bool, threshold, size int) bool { return exempt || size <= threshold }
+
 // Project turns a tool result into the view the model sees. A text result
 // within the threshold, and any result of an exempt tool, passes through
 // unchanged. A larger one is stored exactly, then projected within the
@@ -358,9 +373,9 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	rc.Kind = kind
 	if rest == nil && (exempt || kind != KindBinary) && len(res.Spilled) == 0 {
 		text := string(body) // the one copy a pass-through makes
-		if exempt || len(body) <= threshold {
-			// Every token is at least a byte, so this fits; the receipt's
-			// count is an estimate, which keeps pass-through cheap.
+		if passes(exempt, threshold, len(body)) {
+			// The receipt's count is an estimate, which keeps
+			// pass-through cheap.
 			return g.exact(text, rc, tokens.Estimate(text), tokens.EstimateName), nil
 		}
 		if len(body) <= threshold*16 {
@@ -381,7 +396,7 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 	// The projection's first part reads the result in order from the
 	// start: it runs beside storing, on the bytes as they stream in.
 	pre := project.NewPrescan(kind, res.Args)
-	defer pre.Close()
+	defer pre.Release()
 	var tee io.Reader = io.TeeReader(r, keep)
 	if pre != nil {
 		tee = io.TeeReader(r, io.MultiWriter(keep, pre))

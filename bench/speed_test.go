@@ -95,7 +95,8 @@ func TestMeasureOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Bytes != bytesIn || r.Output != "projected" || r.Ref == "" || r.ViewTokens <= 0 || r.ViewTokens > 2000 {
+	if r.Bytes != bytesIn || r.Output != "projected" || r.Ref == "" || r.ViewTokens <= 0 || r.ViewTokens > 2000 || r.CPUSeconds <= 0 ||
+		r.AfterSeconds <= 0 || r.AfterSeconds > r.Seconds {
 		t.Errorf("crumb: %+v (the copies read %d bytes)", r, bytesIn)
 	}
 	read, err := MeasureOne(ctx, OneSpec{Mode: ModeRead, Corpus: corpusDir, Dir: dir, Ref: r.Ref, Runs: 3})

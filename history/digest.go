@@ -9,6 +9,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/rank"
 )
 
 func commas(n int) string   { return textfmt.Int(int64(n)) }
@@ -40,10 +41,6 @@ func lineCount(b []byte) int {
 // scanLimit bounds how much of a result is looked at for its one line.
 const scanLimit = 256 << 10
 
-// problem matches the words that make a line the one to report: errors,
-// failures, the exit status.
-var problem = lazyre.New(`(?i)\b(error|errors|failed|failure|fail|panic|fatal|exception|traceback|denied|not found|no such|undefined|cannot|timed? ?out|exit (status|code) [1-9])\b`)
-
 // viewHead matches the header of a crumb view, whose ref names the result
 // the view was made of.
 var viewHead = lazyre.New(`^\[crumb [^\]]*?\bref ([0-9a-f]{16})`)
@@ -58,7 +55,8 @@ func viewRef(body []byte) string {
 }
 
 // foundLine is the one line that says what a tool result held: a crumb
-// view's header, the first line that reports a problem, else the first line
+// view's header, the first line that reports an error or a problem (by the
+// error vocabulary, rank.LineSeverity), else the first line
 // with words in it (for JSON, the shape of the document).
 func foundLine(body []byte, kind string) string {
 	if kind == "json" {
@@ -79,7 +77,7 @@ func foundLine(body []byte, kind string) string {
 		if first == "" {
 			first = s
 		}
-		if problem.MatchString(s) {
+		if rank.LineSeverity([]byte(s)) == rank.Error {
 			return clipText(s, 200)
 		}
 	}

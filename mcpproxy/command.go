@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/crumb-dev/crumb/internal/lazyre"
@@ -180,15 +181,40 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// headline matches a line that states an error, as the runtimes print
-// one: "Error: Cannot find module 'x'", "ModuleNotFoundError: No module
-// named 'x'", "panic: runtime error", "fatal: ...", "error[E0425]: ...".
-var headline = lazyre.New(`^(\w[\w.$]*)?(Error|Exception)\b(\[\w+\])?:|^(panic|fatal|FATAL|error|ERROR|Fatal|Error)\b[\[:]`)
+// headline reports a line that states an error, as the runtimes print
+// one: an error's word or an error type's name first, then a colon, maybe
+// after a code in brackets ("Error: Cannot find module 'x'",
+// "ModuleNotFoundError: No module named 'x'", "panic: runtime error",
+// "fatal: ...", "error[E0425]: ..."). The words are the error
+// vocabulary's (rank.WordsOf, rank.ErrorName).
+func headline(l string) bool {
+	i := 0
+	for i < len(l) && (isNameByte(l[i]) || i > 0 && (l[i] == '.' || l[i] == '$')) {
+		i++
+	}
+	word, rest := []byte(l[:i]), l[i:]
+	if len(word) == 0 {
+		return false
+	}
+	if strings.HasPrefix(rest, "[") {
+		if j := strings.IndexByte(rest, ']'); j > 0 {
+			rest = rest[j+1:]
+		}
+	}
+	if !strings.HasPrefix(rest, ":") {
+		return false
+	}
+	return rank.ErrorName(word) || rank.WordsOf(word)&rank.ErrorWord != 0
+}
 
-// errorWords are words of a line that says what went wrong ("permission
-// denied", "cannot open", "failed to"), for a program whose standard
-// error has no headline.
-var errorWords = lazyre.New(`(?i)(error|exception|fatal|panic|traceback|cannot|can't|could not|couldn't|failed|failure|denied|refused|not found|no such|unable to)`)
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// troubled reports a line with an error's or a problem's words ("permission
+// denied", "cannot open", "failed to"), for a program whose standard error
+// has no headline.
+func troubled(l string) bool { return rank.LineSeverity([]byte(l)) == rank.Error }
 
 // stackFrame matches the lines of a stack trace.
 var stackFrame = lazyre.New(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
@@ -206,11 +232,11 @@ func (w *tailWriter) suffix() string {
 		return ""
 	}
 	lines := strings.Split(text, "\n")
-	pick := func(re *lazyre.Regexp) []string {
+	pick := func(says func(string) bool) []string {
 		var out []string
 		for i := len(lines) - 1; i >= 0 && len(out) < 3; i-- {
 			l := strings.TrimSpace(lines[i])
-			if l == "" || stackFrame.MatchString(lines[i]) || !re.MatchString(l) {
+			if l == "" || stackFrame.MatchString(lines[i]) || !says(l) {
 				continue
 			}
 			out = append([]string{clipLine(l)}, out...)
@@ -219,7 +245,7 @@ func (w *tailWriter) suffix() string {
 	}
 	said := pick(headline)
 	if len(said) == 0 {
-		said = pick(errorWords)
+		said = pick(troubled)
 	}
 	if len(said) == 0 {
 		return "; its last words on stderr: " + clipLine(strings.TrimSpace(lines[len(lines)-1]))

@@ -1,6 +1,8 @@
 package mcpproxy
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,19 @@ ModuleNotFoundError: No module named 'mcp_thing'
 		{"vocabulary", "starting\nopen /data/db: permission denied\nbye\n", "its stderr says: open /data/db: permission denied", "bye"},
 		{"no error words", "starting\nlistening\nbye\n", "its last words on stderr: bye", "listening"},
 		{"nothing", "", "", "stderr"},
+	}
+	// Real standard error of real programs (project/rank/testdata/severity/make.sh).
+	for _, f := range []struct{ file, want, not string }{
+		{"sqlite-no-table.txt", "its stderr says: Error: in prepare, no such table: accounts", ""},
+		{"go-run-exit.txt", "its stderr says: could not load settings: open /nonexistent/settings.toml: no such file or directory | exit status 1", ""},
+		{"python-timeout.txt", "its stderr says: TimeoutError: timed out", "File "},
+		{"node-missing.txt", "its stderr says: Error: Cannot find module './settings-loader'", "Node.js"},
+	} {
+		b, err := os.ReadFile(filepath.Join("..", "project", "rank", "testdata", "severity", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct{ name, stderr, want, not string }{f.file, string(b), f.want, f.not})
 	}
 	for _, c := range cases {
 		w := &tailWriter{max: 4096}

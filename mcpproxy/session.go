@@ -277,7 +277,9 @@ func (s *session) readUpstream(ctx context.Context) {
 				c.internal <- m
 			case c.method == methodToolsList:
 				s.writeDown(ctx, s.listTools(m, c))
-			case c.method == methodToolsCall && s.passes(c.tool, len(m.Result)):
+			case c.method == methodToolsCall && s.p.guard.Passes(c.tool, len(m.Result)):
+				// It goes to the client as it came, at once, neither stored
+				// nor projected (see project).
 				s.writeDown(ctx, m)
 			case c.method == methodToolsCall:
 				s.wg.Add(1)
@@ -290,16 +292,6 @@ func (s *session) readUpstream(ctx context.Context) {
 			}
 		}
 	}
-}
-
-// passes reports whether a tool's result of size bytes passes through
-// whatever it holds, as the Guard passes a result of an exempt tool, and
-// one no larger than the threshold in bytes (every token is at least a
-// byte): it goes to the client as it came, at once, neither stored nor
-// projected (see project).
-func (s *session) passes(tool string, size int) bool {
-	_, threshold, exempt := s.p.guard.Limits(tool)
-	return exempt || size <= threshold
 }
 
 // take removes and returns the pending call of an ID.

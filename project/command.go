@@ -105,12 +105,15 @@ func projectCommand(ctx context.Context, in *Input) (Output, error) {
 	return p.project(ctx)
 }
 
-// cmdScanSource runs the scan over the whole input, one chunk at a time.
-func cmdScanSource(ctx context.Context, in *Input) (*cmdScan, error) {
-	s := newCmdScan(intentOf(in.Args))
+// cmdScanSource runs the scan over the whole input, one chunk at a time,
+// or, given the scan s of a prescan that read [0, from), over the rest.
+func cmdScanSource(ctx context.Context, in *Input, s *cmdScan, from int64) (*cmdScan, error) {
+	if s == nil {
+		s, from = newCmdScan(intentOf(in.Args)), 0
+	}
 	size := in.Source.Size()
 	buf := make([]byte, min(int64(store.ChunkSize), max(size, 1)))
-	for off := int64(0); off < size; {
+	for off := from; off < size; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

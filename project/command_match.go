@@ -379,17 +379,19 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 	case indent > 0 && !col:
 		// go test: "    x_test.go:12: got 1, want 2" (t.Errorf) reads like
 		// "    x_test.go:9: connected" (t.Logf); only the first is evidence.
-		if cmdFailureWords(msg) {
+		if rank.MessageWords(msg)&cmdTrouble != 0 {
 			return cmdM(famTest, scoreMessage, 2, 0)
 		}
 		return cmdMatch{}
-	case indent == 0 && col && cmdIsGoNote(msg):
-		// go build -gcflags=-m: "x.go:3:6: can inline f"
-		return cmdM(famNote, scoreNote, 0, 0)
-	case indent == 0 && col && cmdErrorWords(msg):
-		// go build and go vet: "./x.go:3:5: undefined: y"
-		return cmdM(famCompile, scoreCompile-2, 0, 1)
 	case indent == 0 && col:
+		switch w := rank.MessageWords(msg); {
+		case w&cmdNotes != 0:
+			// go build -gcflags=-m: "x.go:3:6: can inline f"
+			return cmdM(famNote, scoreNote, 0, 0)
+		case w&cmdTrouble != 0:
+			// go build and go vet: "./x.go:3:5: undefined: y"
+			return cmdM(famCompile, scoreCompile-2, 0, 1)
+		}
 		// A diagnostic that names no level and no error: go vet's
 		// findings, a linter's, a note of a report the classifier does
 		// not know. It locates a problem; what sets one apart from its
@@ -400,34 +402,6 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 		return cmdM(famTest, scoreMessage, 0, 0)
 	}
 	return cmdMatch{}
-}
-
-// cmdGoNotes open the notes of the Go compiler's optimisation report
-// (go build -gcflags=-m, -m=2): inlining and escape analysis, which name no
-// level of their own. cmdGoNoteParts are met inside them.
-var (
-	cmdGoNotes = []string{"can inline ", "cannot inline ", "inlining call to ", "leaking param", "moved to heap:",
-		"ignoring self-assignment", "devirtualizing ", "flow: ", "from ", "parameter ", "zero-copy string", "found call "}
-	cmdGoNoteParts = [][]byte{[]byte(" does not escape"), []byte(" escapes to heap"), []byte(" leaks to "), []byte(" capturing by ")}
-)
-
-// cmdIsGoNote reports whether the message of a file:line:col line is a note
-// of the Go compiler's optimisation report.
-func cmdIsGoNote(msg []byte) bool {
-	for len(msg) > 0 && msg[0] == ' ' {
-		msg = msg[1:]
-	}
-	for _, p := range cmdGoNotes {
-		if cmdHasPrefix(msg, p) {
-			return true
-		}
-	}
-	for _, p := range cmdGoNoteParts {
-		if bytes.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // cmdClassifyStylish ranks the problems of a linter's "stylish" report
@@ -459,115 +433,19 @@ func cmdClassifyStylish(t []byte) (cmdMatch, bool) {
 	return m, true
 }
 
-// cmdErrorVocabulary are the words of compilers' error messages that name
-// no level ("undefined: x", "cannot use x as int value", "x declared and
-// not used").
-var cmdErrorVocabulary = [][]byte{
-	[]byte("undefined"), []byte("undeclared"), []byte("cannot"), []byte("invalid"), []byte("mismatch"),
-	[]byte("missing"), []byte("expected"), []byte("not declared"), []byte("not defined"), []byte("not used"),
-	[]byte("redeclared"), []byte("unknown"), []byte("too many"), []byte("not enough"), []byte("syntax error"),
-	[]byte("no field or method"), []byte("not found"), []byte("unresolved"), []byte("error"), []byte("fail"),
-}
-
-// cmdErrorWords reports whether a diagnostic's message holds the vocabulary
-// of an error.
-func cmdErrorWords(msg []byte) bool {
-	var buf [cmdClassifyBytes]byte
-	low := rank.AppendLower(buf[:0], msg)
-	for _, w := range cmdErrorVocabulary {
-		if bytes.Contains(low, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // cmdFrame ranks a stack frame: one in the program's own code says where a
 // crash happened and ranks well above one in a runtime, a standard library or
 // a dependency.
 func cmdFrame(t []byte, after, before uint8) cmdMatch {
-	for _, lib := range cmdLibraryPaths {
-		if bytes.Contains(t, lib) {
-			return cmdM(famFrame, scoreFrame, 0, 0)
-		}
+	if rank.LibraryFrame(t) {
+		return cmdM(famFrame, scoreFrame, 0, 0)
 	}
 	return cmdM(famFrame, scoreDetail, after, before)
 }
 
-// cmdLibraryPaths mark frames outside the program's own code.
-var cmdLibraryPaths = [][]byte{
-	[]byte("/go/src/"), []byte("/pkg/mod/"), []byte("_testmain.go"), []byte("/rustc/"), []byte("/.cargo/"),
-	[]byte("node:"), []byte("node_modules"), []byte("/lib/python"), []byte("site-packages"),
-	[]byte("(Native Method)"), []byte("java.base/"), []byte("at java."), []byte("at jdk."), []byte("at sun."),
-}
-
-// cmdFailureWords reports whether a message reads like a failure: it says
-// what was wanted, expected or got, or names an error.
-func cmdFailureWords(msg []byte) bool {
-	for i := 0; i+1 < len(msg); i++ {
-		if !cmdFailureStart[msg[i]] {
-			continue
-		}
-		r := msg[i:]
-		switch r[0] | 0x20 {
-		case 'w':
-			if cmdHasFoldPrefix(r, "want") {
-				return true
-			}
-		case 'e':
-			if cmdHasFoldPrefix(r, "expected") || cmdHasFoldPrefix(r, "error") {
-				return true
-			}
-		case 'g':
-			if cmdHasFoldPrefix(r, "got") {
-				return true
-			}
-		case 'f':
-			if cmdHasFoldPrefix(r, "fail") {
-				return true
-			}
-		case 'u':
-			if cmdHasFoldPrefix(r, "unexpected") {
-				return true
-			}
-		case 'm':
-			if cmdHasFoldPrefix(r, "mismatch") {
-				return true
-			}
-		default:
-			if r[0] == '!' && r[1] == '=' {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// cmdFailureStart marks the bytes that may start a word cmdFailureWords
-// looks for.
-var cmdFailureStart = func() (t [256]bool) {
-	for _, c := range "wWeEgGfFuUmM!" {
-		t[c] = true
-	}
-	return t
-}()
-
-// cmdHasFoldPrefix reports whether b starts with the lower-case word w, in
-// any case.
-func cmdHasFoldPrefix(b []byte, w string) bool {
-	if len(b) < len(w) {
-		return false
-	}
-	for i := 0; i < len(w); i++ {
-		if b[i]|0x20 != w[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// cmdIsErrorName reports whether the first word of head names an error or
-// an exception type.
+// cmdIsErrorName reports whether the first word of head, the text before
+// a line's first colon, names an error or an exception type ("ValueError",
+// "java.lang.IllegalStateException", "AssertionError [ERR_ASSERTION]").
 func cmdIsErrorName(head []byte) bool {
 	if i := bytes.IndexByte(head, ' '); i >= 0 {
 		if i+1 >= len(head) || head[i+1] != '[' { // "AssertionError [ERR_ASSERTION]"
@@ -575,8 +453,16 @@ func cmdIsErrorName(head []byte) bool {
 		}
 		head = head[:i]
 	}
-	return len(head) > 5 && (bytes.HasSuffix(head, []byte("Error")) || bytes.HasSuffix(head, []byte("Exception")))
+	return rank.ErrorName(head)
 }
+
+// What the error vocabulary (rank.MessageWords) tells of the message of a
+// located line: a note of a compiler's optimisation report, or trouble (an
+// error, a problem, or what a failed assertion says it wanted and got).
+var (
+	cmdNotes   = rank.NoteWord
+	cmdTrouble = rank.ErrorWord | rank.ProblemWord | rank.AssertWord
+)
 
 // cmdLooksPath reports whether b could be a file path: no spaces, and a dot
 // or a slash in it ("x.go", "./pkg/y.c", "src/main.rs").

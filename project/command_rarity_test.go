@@ -63,9 +63,9 @@ func TestCommandRarity(t *testing.T) {
 // inline …" line reads as a diagnostic, and the one whose template occurs
 // once and that names an error still makes the first view.
 func TestCommandRarityWithoutVocabulary(t *testing.T) {
-	notes, parts := cmdGoNotes, cmdGoNoteParts
-	defer func() { cmdGoNotes, cmdGoNoteParts = notes, parts }()
-	cmdGoNotes, cmdGoNoteParts = nil, nil
+	notes := cmdNotes
+	defer func() { cmdNotes = notes }()
+	cmdNotes = 0
 	for _, f := range rarityFixtures(t) {
 		if !strings.HasPrefix(f.name, "go-gcflags-") {
 			continue

@@ -97,24 +97,34 @@ func cmdIndexed(in *Input) bool {
 // nil for a whole scan.
 func cmdScanInput(ctx context.Context, in *Input, doc *lines.Doc) (*cmdScan, *cmdSampled, error) {
 	spans, sampled := cmdPlan(in.Source.Size())
+	// A prescan may have scanned the start already, while the output was
+	// being stored: the scan goes on from where it stopped.
+	pre, done := in.Prescan.takeCommand(ctx, in.Source.Size())
 	if !sampled || !cmdIndexed(in) {
-		s, err := cmdScanSource(ctx, in)
+		s, err := cmdScanSource(ctx, in, pre, done)
 		return s, nil, err
 	}
-	c := &cmdSampler{s: newCmdScan(intentOf(in.Args)), src: in.Source, doc: doc, size: in.Source.Size()}
+	if pre == nil {
+		pre, done = newCmdScan(intentOf(in.Args)), 0
+	}
+	c := &cmdSampler{s: pre, src: in.Source, doc: doc, size: in.Source.Size()}
 	c.buf = make([]byte, min(int64(store.ChunkSize), c.size))
 	info := &cmdSampled{}
-	var done int64 // where the last span's reading stopped
-	atLine := true // done is a line start
+	atLine := true // done, where the last span's reading stopped, is a line start
 	for i, sp := range spans {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		from := max(sp.from, done)
-		if from >= sp.to {
+		if from >= sp.to && (i > 0 || done == 0) {
 			continue
 		}
+		// The head's span goes on where a prescan stopped (in a line,
+		// perhaps): it began at 0.
 		first, end, clean, err := c.span(from, sp.to, from == done && atLine)
+		if i == 0 {
+			first = 0
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("project: sampling a command's output: %w", err)
 		}

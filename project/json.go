@@ -41,7 +41,14 @@ func projectJSON(ctx context.Context, in *Input) (Output, error) {
 	if out, ok, err := projectTestReport(ctx, in, KindJSON); ok || err != nil {
 		return out, err
 	}
-	p, err := scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(intentOf(in.Args)))
+	// A prescan may have read the document while it was being stored.
+	p, cut := in.Prescan.takeJSON(ctx, in.Source, in.Source.Size())
+	var err error
+	if p != nil {
+		err = p.finish(ctx, in.Source, cut)
+	} else {
+		p, err = scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(intentOf(in.Args)))
+	}
 	if err != nil {
 		return Output{}, err
 	}

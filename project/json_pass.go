@@ -194,28 +194,52 @@ type jsonPass struct {
 // an error; errors are read failures and the context's end. A document
 // larger than jsonSample.full is read only in part (see jsonSample).
 func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *rank.Matcher) (*jsonPass, error) {
-	limit := size
-	if size > jsonSample.full {
-		limit = min(jsonSample.head, size)
+	limit, sampled := jsonScanLimit(size)
+	p := newJSONPass(r, size, limit, sampled, m)
+	p.s.Prefetch()
+	defer p.s.Close()
+	cut, err := p.run(ctx)
+	if err != nil {
+		return nil, err
 	}
+	return p, p.finish(ctx, r, cut)
+}
+
+// jsonScanLimit returns how much of a document of size bytes the pass
+// reads from its start, and whether that is a sample's first part.
+func jsonScanLimit(size int64) (int64, bool) {
+	if size > jsonSample.full {
+		return min(jsonSample.head, size), true
+	}
+	return size, false
+}
+
+// newJSONPass returns a pass over the first limit bytes of r, a document
+// of size bytes, that reads no token yet; sampled says that limit cuts
+// the document.
+func newJSONPass(r io.ReaderAt, size, limit int64, sampled bool, m *rank.Matcher) *jsonPass {
 	p := &jsonPass{s: jsonscan.New(r, limit), size: size}
-	if limit < size {
+	if sampled {
 		p.s.Cut()
 		p.sampled, p.scanned = true, limit
 	}
 	if m != nil {
 		p.intent = &intentState{m: m, st: rank.NewStats(m)}
 	}
-	p.s.Prefetch()
-	defer p.s.Close()
 	p.top = p.newNode()
 	p.outer = &cinfo{kind: jsonscan.BeginArray, start: 0, end: size}
 	p.frames = append(p.frames, frame{detail: true, node: p.top, info: p.outer, depth: -1})
-	cut := false
+	return p
+}
+
+// run reads the tokens of the pass, to the end of what it reads or to a
+// syntax error (kept in the pass), and reports whether it reached the end
+// of a sample's first part.
+func (p *jsonPass) run(ctx context.Context) (cut bool, err error) {
 	for i := 0; ; i++ {
 		if i&0xfff == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return false, err
 			}
 		}
 		t, err := p.s.Next()
@@ -232,7 +256,7 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *rank.Matcher) (
 				p.syntax = se
 				break
 			}
-			return nil, err
+			return false, err
 		}
 		p.read = t.End
 		switch t.Kind {
@@ -241,12 +265,12 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *rank.Matcher) (
 			f.keyStart, f.keyEnd = t.Start, t.End
 			if p.intent != nil {
 				if f.keyLv, f.keyTight, err = p.matchToken(t); err != nil {
-					return nil, err
+					return false, err
 				}
 			}
 		case jsonscan.EndObject, jsonscan.EndArray:
 			if err := p.close(t.End); err != nil {
-				return nil, err
+				return false, err
 			}
 		default:
 			if err := p.value(t); err != nil {
@@ -259,18 +283,24 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *rank.Matcher) (
 					p.syntax = se
 					break
 				}
-				return nil, err
+				return false, err
 			}
 		}
 		if p.syntax != nil || cut {
 			break
 		}
 	}
+	return cut, nil
+}
+
+// finish completes the pass once its tokens are read; r reads the whole
+// document, for the end of a sampled one.
+func (p *jsonPass) finish(ctx context.Context, r io.ReaderAt, cut bool) error {
 	p.values = p.s.Values()
 	p.outer.n = p.frames[0].n
 	if cut {
 		if err := p.finishCut(ctx, r); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if p.values <= 1 && p.syntax == nil {
@@ -279,7 +309,7 @@ func scanJSON(ctx context.Context, r io.ReaderAt, size int64, m *rank.Matcher) (
 		}
 		p.trimFirst()
 	}
-	return p, nil
+	return nil
 }
 
 func (p *jsonPass) newNode() *shapeNode {

@@ -219,6 +219,11 @@ func (p *jsonPass) trimFirst() {
 	if !p.sampled {
 		return
 	}
+	p.walkKeys(func(k *shapeKey) { k.first = strings.TrimPrefix(k.first, "/0") })
+}
+
+// walkKeys calls fn for every key of the shape.
+func (p *jsonPass) walkKeys(fn func(k *shapeKey)) {
 	seen := map[*shapeNode]bool{}
 	var walk func(n *shapeNode)
 	walk = func(n *shapeNode) {
@@ -227,13 +232,20 @@ func (p *jsonPass) trimFirst() {
 		}
 		seen[n] = true
 		for _, k := range n.keys {
-			k.first = strings.TrimPrefix(k.first, "/0")
+			fn(k)
 			walk(k.node)
 		}
 		walk(n.elem)
 		walk(n.other)
 	}
 	walk(p.top)
+}
+
+// clearFirst drops the pointers to the first members of keys that the
+// shape keeps, which only a sampled document's pass records: for the pass
+// of a prescan that recorded them before it knew the document's size.
+func (p *jsonPass) clearFirst() {
+	p.walkKeys(func(k *shapeKey) { k.first = "" })
 }
 
 // atLeast is "at least " for counts of a sampled document that may not be

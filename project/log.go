@@ -900,9 +900,13 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	var ends []int64
 	user := -1      // the index of the last continuation line the first frame in the program's code needs
 	frames := false // the record holds a stack trace
+	// A Python traceback ends with its exception, the first line after
+	// its header that is not indented: the record reaches it.
+	traceback := bytes.HasSuffix(bytes.TrimSpace(text), tracebackHead)
+	exception := -1
 	pos := l.End
 	for k := 0; k < logTraceLines && pos < v.size; k++ {
-		if k >= logRecordLines && !(frames && (user < 0 || k <= user)) {
+		if k >= logRecordLines && !traceback && !(frames && (user < 0 || k <= user)) {
 			break
 		}
 		n, err := v.e.doc.ReadLine(pos, logLineCap)
@@ -919,6 +923,12 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		}
 		pos = n.End
 		ends = append(ends, pos)
+		switch {
+		case bytes.HasPrefix(bytes.TrimSpace(t), tracebackHead):
+			traceback = true
+		case traceback && len(t) > 0 && t[0] != ' ' && t[0] != '\t':
+			traceback, exception = false, k
+		}
 		if i := cmdIndent(t); i < len(t) {
 			m := cmdClassify(t[i:min(len(t), i+cmdClassifyBytes)], i)
 			if m.fam == famFrame || m.fam == famPanic {
@@ -934,6 +944,10 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		need := min(len(ends), user+1)
 		keep = max(keep, need)
 		r.must = ends[need-1]
+	}
+	if exception >= 0 {
+		keep = max(keep, exception+1)
+		r.must = max(r.must, ends[exception])
 	}
 	if keep > 0 {
 		r.end = ends[keep-1]
@@ -1011,6 +1025,9 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	r.end = follow
 	return r, nil
 }
+
+// tracebackHead opens a Python traceback.
+var tracebackHead = []byte("Traceback (most recent call last):")
 
 // count returns the number of lines of template id; 0 for drain.Other.
 func (v *logView) count(id int) int64 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/crumb-dev/crumb/internal/drain"
+	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // logLevel is the severity class of a log line.
@@ -73,28 +74,6 @@ func levelWord(w []byte) logLevel {
 		return sevNone
 	}
 	return levelWords[string(up[:len(w)])]
-}
-
-// keywordLevel classifies a word of a log that writes no levels: words that
-// say something failed, or warn.
-func keywordLevel(w []byte) logLevel {
-	if len(w) < 4 || len(w) > 9 {
-		return sevNone
-	}
-	var low [9]byte
-	for i, c := range w {
-		if c >= 'A' && c <= 'Z' {
-			c += 32
-		}
-		low[i] = c
-	}
-	switch string(low[:len(w)]) {
-	case "error", "failed", "failure", "fatal", "panic", "exception", "traceback", "refused", "denied", "unable", "cannot":
-		return sevError
-	case "warning", "warn":
-		return sevWarn
-	}
-	return sevNone
 }
 
 // levelHit is where a line's level was found and how it is spelled, so the
@@ -247,29 +226,22 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 	return levelHit{level: l, spell: `\b` + string(w) + `\b`}
 }
 
-// keywordIn finds the first word of line that says something failed or
-// warns: a word of its own, not part of a name such as "libgpg-error".
+// keywordIn finds the first term of line, in the error vocabulary
+// (rank.FirstTerm), that says something failed, went wrong or warns: words
+// of their own, not part of a name such as "libgpg-error".
 func keywordIn(line []byte) levelHit {
 	if len(line) > 512 {
 		line = line[:512]
 	}
-	for i := 0; i < len(line); {
-		for i < len(line) && !logLetter(line[i]) {
-			i++
-		}
-		j := i
-		for j < len(line) && logLetter(line[j]) {
-			j++
-		}
-		if (i == 0 || bytes.IndexByte([]byte(" \t([{\"'"), line[i-1]) >= 0) &&
-			(j == len(line) || bytes.IndexByte([]byte(" \t:,.;)]}\"'!?"), line[j]) >= 0) {
-			if l := keywordLevel(line[i:j]); l != sevNone {
-				return levelHit{level: l, spell: `(?i)(^|[\s(\[{"'])` + string(bytes.ToLower(line[i:j])) + `([\s:,.;)\]}"'!?]|$)`}
-			}
-		}
-		i = j
+	class, s, e, ok := rank.FirstTerm(line, rank.ErrorWord|rank.ProblemWord|rank.WarningWord)
+	if !ok {
+		return levelHit{}
 	}
-	return levelHit{}
+	l := sevError
+	if class == rank.WarningWord {
+		l = sevWarn
+	}
+	return levelHit{level: l, spell: rank.TermPattern(line[s:e])}
 }
 
 var jsonLevelKeys = [][]byte{[]byte(`"level":`), []byte(`"lvl":`), []byte(`"severity":`), []byte(`"log.level":`), []byte(`"levelname":`), []byte(`"loglevel":`)}

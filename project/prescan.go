@@ -12,21 +12,24 @@ import (
 // streaming in, on a goroutine of its own, so that it runs on one core while
 // the store writes and hashes on another: the part that reads the result in
 // order from its start: the template mining of a log's head (a log up to
-// logSample.ends bytes is read whole, a larger one begins its sample there).
+// logSample.ends bytes is read whole, a larger one begins its sample there),
+// the scan of a command's output up to cmdSample.head bytes (all of it when
+// it is no longer, else the head its sample begins with), and the pass over
+// a JSON document's first jsonSample.head bytes (see prescan_json.go).
 //
 // The view never depends on how far a prescan got or on how its bytes were
-// cut: the projector takes over the scan's state where the prescan stopped,
-// at a line start, and goes on as its own scan would have. A prescan that
-// guessed wrong — it tells a log's format from the head alone, the
-// projector from the head and the tail — or that saw other bytes than the
-// store kept is not used. It is given only what it can use (the head and a
-// little more), so it never holds storing up past that, and memory stays at prescanQueue blocks of 256
-// KiB: Write waits while the goroutine is that far behind.
+// cut: the projector takes over the scan's state where the prescan stopped
+// and goes on as its own scan would have. A prescan that guessed wrong — it
+// tells a log's format from the head alone, the projector from the head and
+// the tail — or that saw other bytes than the store kept is not used. It is
+// given only what it can use (the head and a little more), so it never
+// holds storing up past that, and memory stays at prescanQueue blocks of
+// 256 KiB: Write waits while the goroutine is that far behind.
 //
 // Create one with [NewPrescan], give it the result's bytes in order with
-// Write, call Close once they have ended (or storing failed), and hand it
-// to the projector as Input.Prescan. One writer and one projector may use
-// it at once.
+// Write, call Close once they have ended (or storing failed), hand it to
+// the projector as Input.Prescan, and call Release once the projection is
+// done. One writer and one projector may use it at once.
 type Prescan struct {
 	args    json.RawMessage
 	blocks  chan []byte
@@ -38,6 +41,15 @@ type Prescan struct {
 	done    chan struct{} // closed when the goroutine has ended
 	closeMu sync.Mutex
 	closed  bool
+	quit    chan struct{} // closed by Release
+	release sync.Once
+
+	// The pass of a JSON document (see prescan_json.go).
+	json *jsonPrescan
+
+	// Set by the goroutine, read once done is closed: the scan of a
+	// command's output, which has read [0, at).
+	cmd *cmdScan
 
 	// Set by the goroutine, read once done is closed: the scan of the
 	// log's head, when the text is a log.
@@ -59,23 +71,49 @@ const (
 
 // NewPrescan returns a prescan for a result of this kind and call, or nil
 // when its projection has nothing to do while the result streams in: only
-// text may be a log, and a log's lines are matched against a call's intent
-// by the projector alone. (A command's output is scanned fast enough that
-// scanning it beside storing gained nothing measurable.) A nil *Prescan is
-// valid and does nothing.
+// text may be a log, a log's lines are matched against a call's intent by
+// the projector alone, and a command's output is scanned from its start.
+// A nil *Prescan is valid and does nothing.
 func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
-	if kind != KindText || newLogIntent(intentOf(args)) != nil {
+	switch {
+	case kind == KindJSON:
+		return newJSONPrescan(args)
+	case kind == KindCommand:
+		p := newPrescan(args, cmdSample.head)
+		go func() {
+			defer close(p.done)
+			p.runCommand()
+		}()
+		return p
+	case kind != KindText || newLogIntent(intentOf(args)) != nil:
 		return nil
 	}
 	// The head, and the end of the line that straddles its end, if it is
 	// not too long.
-	p := &Prescan{args: args, limit: logSample.ends + logSniff, blocks: make(chan []byte, prescanQueue),
-		free: make(chan []byte, prescanQueue+1), done: make(chan struct{})}
+	p := newPrescan(args, logSample.ends+logSniff)
 	go func() {
 		defer close(p.done)
 		p.runLog()
 	}()
 	return p
+}
+
+// newPrescan returns a prescan that can use the first limit bytes, whose
+// goroutine is yet to start.
+func newPrescan(args json.RawMessage, limit int64) *Prescan {
+	return &Prescan{args: args, limit: limit, blocks: make(chan []byte, prescanQueue),
+		free: make(chan []byte, prescanQueue+1), done: make(chan struct{}), quit: make(chan struct{})}
+}
+
+// runCommand scans a command's output as its bytes arrive, up to the limit.
+func (p *Prescan) runCommand() {
+	s := newCmdScan(intentOf(p.args))
+	for b := range p.blocks {
+		s.Write(b)
+		p.at += int64(len(b))
+		p.recycle(b)
+	}
+	p.cmd = s
 }
 
 // stop tells Write that no more bytes are wanted, and takes what it sends
@@ -158,6 +196,18 @@ func (p *Prescan) Close() {
 		p.closed = true
 		close(p.blocks)
 	}
+}
+
+// Release says that no projector will take the prescan over: it closes
+// it, and a goroutine that waits for the stored result (see takeJSON)
+// ends. Call it once the projection is done; it may be called more than
+// once.
+func (p *Prescan) Release() {
+	if p == nil {
+		return
+	}
+	p.Close()
+	p.release.Do(func() { close(p.quit) })
 }
 
 // runLog scans the head of a log as its bytes arrive.
@@ -260,4 +310,16 @@ func (p *Prescan) take(ctx context.Context, f logFormat, size int64) (*logScan, 
 	}
 	p.s.bytes = p.at // the bytes it scanned, as a scan counts them
 	return p.s, p.at
+}
+
+// takeCommand returns the scan of a command's output of size bytes and
+// where it stopped, once the prescan has ended, when it read what it could
+// of this output: all of it, or its first cmdSample.head bytes (nil
+// otherwise). The scan is not finished: it goes on from there. It hands
+// over its state once.
+func (p *Prescan) takeCommand(ctx context.Context, size int64) (*cmdScan, int64) {
+	if !p.wait(ctx) || p.cmd == nil || p.at != min(size, p.limit) || !p.taken.CompareAndSwap(false, true) {
+		return nil, 0
+	}
+	return p.cmd, p.at
 }

@@ -42,6 +42,7 @@ func prescannedAs(t *testing.T, kind Kind, in *Input, b []byte, seed uint64) (Ou
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.Release()
 	<-p.done // a projector that did not use it need not have waited
 	return out, p
 }
@@ -140,8 +141,8 @@ func TestPrescanWrongGuess(t *testing.T) {
 	if s, _ := p.take(ctx, p.f, int64(len(b))); s != nil {
 		t.Error("the scan was taken over twice")
 	}
-	if NewPrescan(KindJSON, nil) != nil || NewPrescan(KindText, []byte(`{"intent": "why did the sync fail"}`)) != nil {
-		t.Error("a prescan for JSON or for a call with an intent")
+	if NewPrescan(KindBinary, nil) != nil || NewPrescan(KindText, []byte(`{"intent": "why did the sync fail"}`)) != nil {
+		t.Error("a prescan for a binary result or for a text with an intent")
 	}
 	var none *Prescan
 	if n, err := none.Write(b); n != len(b) || err != nil {
@@ -221,5 +222,122 @@ func TestPrescanLongLineAtTheHeadsEnd(t *testing.T) {
 		if p.at != int64(at) || !p.taken.Load() {
 			t.Errorf("the prescan stopped at byte %d (taken %v), want %d", p.at, p.taken.Load(), at)
 		}
+	}
+}
+
+// TestPrescanCommandSameView checks that a command's view is the same
+// whether the start of its output was scanned by a prescan while it
+// streamed in or by the projector alone: for real outputs read whole and
+// sampled (the sample made small, so that most are sampled), however the
+// stream was cut, and that the prescan's scan was taken over.
+func TestPrescanCommandSameView(t *testing.T) {
+	fixtures := commandFixtures(t)
+	var all []byte
+	for _, f := range fixtures {
+		all = append(all, f.output...)
+	}
+	for _, shrink := range []bool{false, true} {
+		if shrink {
+			shrinkCmdSample(t, 4, 4<<10)
+		}
+		for i, f := range fixtures {
+			output := f.output
+			if i == 0 {
+				output = all // one larger output, of every fixture's lines
+			}
+			input := func() *Input {
+				in := f.input(t, 2000)
+				in.Source = testInput(t, output, 2000).Source
+				return in
+			}
+			want, err := Project(context.Background(), KindCommand, input())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seed := range uint64(2) {
+				got, p := prescannedAs(t, KindCommand, input(), output, seed)
+				if got.Text != want.Text {
+					t.Fatalf("%s (%d bytes, sample shrunk %v), seed %d: the view differs with a prescan:\n%s\n--- without:\n%s",
+						f.name, len(output), shrink, seed, got.Text, want.Text)
+				}
+				if !p.taken.Load() {
+					t.Errorf("%s (sample shrunk %v): the prescan was not used", f.name, shrink)
+				}
+			}
+		}
+	}
+}
+
+// TestPrescanJSONSameView checks that a JSON document's view is the same
+// whether its pass ran in a prescan while it streamed in or in the
+// projector alone: for real documents (one truncated), a stream of them
+// made several windows long, read whole and sampled (the sample made small:
+// documents larger than its first part but not sampled, and sampled ones),
+// with the bytes kept for reading back made small too, however the stream
+// was cut; and that the prescan's pass was taken over.
+func TestPrescanJSONSameView(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "json", "*", "output"))
+	if err != nil || len(paths) < 8 {
+		t.Fatalf("found %d JSON fixtures: %v", len(paths), err)
+	}
+	type doc struct {
+		name string
+		b    []byte
+	}
+	var docs []doc
+	var stream, mid []byte // mid: the first documents, over 1 MB
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(filepath.Dir(p))
+		docs = append(docs, doc{name, b})
+		if name != "go-list-truncated" {
+			stream = append(stream, b...)
+			if len(mid) < 1<<20 {
+				mid = append(mid, b...)
+			}
+		}
+	}
+	if len(mid) >= 2<<20 {
+		t.Fatalf("the first documents take %d bytes, over the small sample's threshold", len(mid))
+	}
+	for len(stream) < 5<<20 {
+		stream = append(stream, stream...)
+	}
+	docs = append(docs, doc{"a stream of the documents", stream}, doc{"its first documents, over 1 MB", mid})
+	savedHead, savedBack := jsonKeepHead, jsonKeepBack
+	defer func() { jsonKeepHead, jsonKeepBack = savedHead, savedBack }()
+	for _, c := range []struct {
+		name       string
+		small      bool // sample documents over 2 MB: the first 1 MB and the last 256 KB
+		head, back int64
+	}{
+		{"default sample", false, savedHead, savedBack},
+		{"small sample", true, savedHead, savedBack},
+		{"small sample, little kept", true, 0, 64 << 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.small {
+				withSample(t, 2<<20, 1<<20, 256<<10, 1<<20)
+			}
+			jsonKeepHead, jsonKeepBack = c.head, c.back
+			for _, d := range docs {
+				want, err := Project(context.Background(), KindJSON, testInput(t, d.b, 2000))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for seed := range uint64(2) {
+					got, p := prescannedAs(t, KindJSON, testInput(t, d.b, 2000), d.b, seed)
+					if got.Text != want.Text {
+						t.Fatalf("%s (%d bytes), seed %d: the view differs with a prescan:\n%s\n--- without:\n%s", d.name, len(d.b), seed, got.Text, want.Text)
+					}
+					if !p.taken.Load() || p.json.pass == nil || p.json.err != nil {
+						t.Errorf("%s: the prescan's pass was not used (taken %v, error %v)", d.name, p.taken.Load(), p.json.err)
+					}
+				}
+			}
+		})
 	}
 }

@@ -138,10 +138,11 @@ type DirOptions struct {
 // device), reads no record larger than 64 MiB, and refuses a directory that
 // other users may write to.
 //
-// Put writes the blob to a temp file while hashing it, fsyncs it, then under
-// the shared commit lock renames it into objects/ (always, so a damaged blob is
-// replaced by storing the same bytes again), fsyncs the directory, writes the
-// record the same way (temp, fsync, rename, fsync dir) and releases the lock.
+// Put writes the blob to a temp file while hashing it, then under the shared
+// commit lock fsyncs it while it writes and fsyncs the record's temp file,
+// renames the blob into objects/ (always, so a damaged blob is replaced by
+// storing the same bytes again), fsyncs the directory, renames the record
+// into meta/, fsyncs that directory and releases the lock.
 // Deletion removes the record first and the blob second, so a reader never
 // sees a record without its blob unless something outside the store removed
 // it.
@@ -166,7 +167,8 @@ type Dir struct {
 
 	bufs sync.Pool // *[]byte of ChunkSize, used by Put
 
-	syncs atomic.Int64 // fsyncs made, of files and of directories (for tests)
+	syncs  atomic.Int64      // fsyncs made, of files and of directories (for tests)
+	onSync func(name string) // called with a file's base name before it is synced (for tests)
 
 	closed atomic.Bool
 	mu     sync.Mutex    // guards gcDone and the closing handshake
@@ -438,23 +440,64 @@ func (s *dirStaged) Commit(ctx context.Context) (Info, error) {
 			os.Remove(s.tf.Name())
 		}
 	}()
-	if err := d.sync(s.tf); err != nil {
-		return Info{}, fmt.Errorf("store: writing result: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return Info{}, fmt.Errorf("store: put cancelled: %w", err)
-	}
 	info := s.info
 	for _, dir := range []string{filepath.Join(d.objects, d.shard(info.Ref)), filepath.Join(d.meta, d.shard(info.Ref))} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return Info{}, fmt.Errorf("store: writing result: %w", err)
 		}
 	}
-	added, err := d.commit(s.tf.Name(), &info, info.Created)
+	// The shared commit lock keeps deletions out from here on, the
+	// record's temp file included (GC removes any other temp file it
+	// finds).
+	lk, err := lockPath(d.lockFile, false)
 	if err != nil {
 		return Info{}, err
 	}
+	locked := true
+	defer func() {
+		if locked {
+			lk.Close()
+		}
+	}()
+	d.keepCreated(&info, info.Created)
+	// The record does not depend on the blob being durable, only its
+	// rename does: its temp file is written and synced beside the blob's
+	// sync, so that the commit waits for one sync of a file, not two.
+	type recTemp struct {
+		name string
+		err  error
+	}
+	recDone := make(chan recTemp, 1)
+	go func() {
+		name, err := d.recordTemp(info.Ref, info, info.Created)
+		recDone <- recTemp{name, err}
+	}()
+	syncErr := d.sync(s.tf)
+	rt := <-recDone
+	if rt.err == nil {
+		defer func() {
+			if rt.name != "" {
+				os.Remove(rt.name)
+			}
+		}()
+	}
+	if syncErr != nil {
+		return Info{}, fmt.Errorf("store: writing result: %w", syncErr)
+	}
+	if rt.err != nil {
+		return Info{}, fmt.Errorf("store: writing result: %w", rt.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Info{}, fmt.Errorf("store: put cancelled: %w", err)
+	}
+	added, err := d.commit(s.tf.Name(), rt.name, info.Ref, info.Size)
+	if err != nil {
+		return Info{}, err
+	}
+	rt.name = "" // renamed into place
 	s.renamed = true
+	lk.Close() // before a collection, which takes the lock exclusive
+	locked = false
 	d.enforceCap(ctx, added)
 	if !d.manualGC {
 		d.MaybeGC()
@@ -491,37 +534,53 @@ func (s *dirStaged) Abort() error {
 	return os.Remove(s.tf.Name())
 }
 
-// commit moves the temp file at tmpName into place as the blob of info.Ref
-// and writes its record, holding the commit lock shared so that no deletion
-// interleaves. The blob is always replaced, so that storing the same bytes
-// again repairs a damaged copy. It keeps the creation time of a live record
-// of the same content. It returns the bytes the store grew by: the size,
-// unless a content file was there already.
-func (d *Dir) commit(tmpName string, info *Info, now time.Time) (int64, error) {
-	ref := info.Ref
-	lk, err := lockPath(d.lockFile, false)
-	if err != nil {
-		return 0, err
+// keepCreated gives info the creation time of a live record of the same
+// content, when there is one: storing bytes again keeps when they were
+// first stored. now is the time of the commit.
+func (d *Dir) keepCreated(info *Info, now time.Time) {
+	if rec, mtime, err := d.readRecord(info.Ref); err == nil {
+		if old, err := validate(info.Ref, rec, mtime); err == nil && old.Digest == info.Digest &&
+			!d.expired(old, now) && old.Created.Before(info.Created) {
+			info.Created = old.Created
+		}
 	}
-	defer lk.Close()
+}
+
+// recordTemp writes the record of ref, describing info and used at used,
+// to a durable temp file, for commit to rename into place, and returns its
+// name.
+func (d *Dir) recordTemp(ref Ref, info Info, used time.Time) (string, error) {
+	data, err := d.marshalRecord(info)
+	if err != nil {
+		return "", err
+	}
+	return d.writeTemp("rec-*", data, used, true)
+}
+
+// commit moves the temp file at blobTmp into place as the blob of ref, of
+// size bytes, then the durable temp file at recTmp as its record, making
+// each rename durable before the next: a record is never found without
+// its blob. The caller holds the commit lock shared, so that no deletion
+// interleaves. The blob is always replaced, so that storing the same bytes
+// again repairs a damaged copy. It returns the bytes the store grew by:
+// the size, unless a content file was there already.
+func (d *Dir) commit(blobTmp, recTmp string, ref Ref, size int64) (int64, error) {
 	blob := d.blobPath(ref)
-	added := info.Size
+	added := size
 	if _, err := os.Lstat(blob); err == nil {
 		added = 0
 	}
-	if err := os.Rename(tmpName, blob); err != nil {
+	if err := os.Rename(blobTmp, blob); err != nil {
 		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
 	if err := d.syncDir(filepath.Dir(blob)); err != nil {
 		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
-	if rec, mtime, err := d.readRecord(ref); err == nil {
-		if old, err := validate(ref, rec, mtime); err == nil && old.Digest == info.Digest &&
-			!d.expired(old, now) && old.Created.Before(info.Created) {
-			info.Created = old.Created
-		}
+	rp := d.recordPath(ref)
+	if err := os.Rename(recTmp, rp); err != nil {
+		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
-	if err := d.writeRecord(ref, *info, now, replaceDurable); err != nil {
+	if err := d.syncDir(filepath.Dir(rp)); err != nil {
 		return 0, fmt.Errorf("store: writing result: %w", err)
 	}
 	return added, nil
@@ -615,14 +674,23 @@ func (d *Dir) ingest(ctx context.Context, r io.Reader, w io.Writer, limit int64)
 // writeRecord replaces the record of ref, with used as its modification
 // time, as durably as mode says (see replace).
 func (d *Dir) writeRecord(ref Ref, info Info, used time.Time, mode int) error {
-	data, err := json.Marshal(record{V: recordVersion, Info: info})
+	data, err := d.marshalRecord(info)
 	if err != nil {
 		return err
 	}
-	if len(data) > maxRecordSize {
-		return fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
-	}
 	return d.replace(d.recordPath(ref), "rec-*", data, used, mode)
+}
+
+// marshalRecord returns the record that describes info.
+func (d *Dir) marshalRecord(info Info) ([]byte, error) {
+	data, err := json.Marshal(record{V: recordVersion, Info: info})
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxRecordSize {
+		return nil, fmt.Errorf("its record would take %d bytes, more than the %d a record may (are its tool arguments that large?)", len(data), maxRecordSize)
+	}
+	return data, nil
 }
 
 // replaceFile durably replaces the file at path with data, through a temp
@@ -647,9 +715,31 @@ const (
 
 // replace is replaceFile, making the replacement as durable as mode says.
 func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, mode int) error {
-	f, err := os.CreateTemp(d.tmp, pattern)
+	name, err := d.writeTemp(pattern, data, mtime, mode != replaceNothing)
 	if err != nil {
 		return err
+	}
+	move := os.Rename
+	if mode == replaceNothing {
+		move = swapInto
+	}
+	if err := move(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if mode != replaceDurable {
+		return nil
+	}
+	return d.syncDir(filepath.Dir(path))
+}
+
+// writeTemp writes data to a new temp file named like pattern in tmp/,
+// synced when durable is set, with mtime as its modification time unless
+// it is zero, and returns its name.
+func (d *Dir) writeTemp(pattern string, data []byte, mtime time.Time, durable bool) (string, error) {
+	f, err := os.CreateTemp(d.tmp, pattern)
+	if err != nil {
+		return "", err
 	}
 	name := f.Name()
 	ok := false
@@ -660,33 +750,25 @@ func (d *Dir) replace(path, pattern string, data []byte, mtime time.Time, mode i
 		}
 	}()
 	if _, err := f.Write(data); err != nil {
-		return err
+		return "", err
 	}
-	if mode != replaceNothing {
+	if durable {
 		if err := d.sync(f); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return "", err
 	}
 	if !mtime.IsZero() {
 		if err := os.Chtimes(name, mtime, mtime); err != nil {
-			return err
+			os.Remove(name)
+			ok = true
+			return "", err
 		}
 	}
-	move := os.Rename
-	if mode == replaceNothing {
-		move = swapInto
-	}
-	if err := move(name, path); err != nil {
-		return err
-	}
 	ok = true
-	if mode != replaceDurable {
-		return nil
-	}
-	return d.syncDir(filepath.Dir(path))
+	return name, nil
 }
 
 // sync makes f's content durable, unless DirOptions.NoSync is set.
@@ -695,6 +777,9 @@ func (d *Dir) sync(f *os.File) error {
 		return nil
 	}
 	d.syncs.Add(1)
+	if d.onSync != nil {
+		d.onSync(filepath.Base(f.Name()))
+	}
 	return f.Sync()
 }
 

@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/store/storetest"
@@ -72,5 +75,42 @@ func TestStageThenAbortLeavesNothing(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(d.Path(), "tmp"))
 	if len(entries) != 0 {
 		t.Errorf("abort left temp files: %v", entries)
+	}
+}
+
+// TestCommitSyncsRecordBesideBlob checks that a commit writes and syncs its
+// record's temp file while the blob is being synced, rather than after:
+// the blob's sync here waits until the record's has begun, which a commit
+// that syncs one after the other never reaches. The record still becomes
+// visible only with its blob in place.
+func TestCommitSyncsRecordBesideBlob(t *testing.T) {
+	ctx := context.Background()
+	d := openDir(t, store.DirOptions{ManualGC: true})
+	recordSync := make(chan struct{})
+	var once sync.Once
+	store.OnSync(d, func(name string) {
+		switch {
+		case strings.HasPrefix(name, "rec-"):
+			once.Do(func() { close(recordSync) })
+		case strings.HasPrefix(name, "put-"):
+			select {
+			case <-recordSync:
+			case <-time.After(5 * time.Second):
+				t.Error("the blob's sync ended before the record's began")
+			}
+		}
+	})
+	data := storetest.Content(3, 2*store.ChunkSize+5)
+	info, err := d.Put(ctx, bytes.NewReader(data), store.Meta{Tool: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.ReadAll(ctx, d, info.Ref)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("reading back: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(d.Path(), "tmp"))
+	if len(entries) != 0 {
+		t.Errorf("a commit left temp files: %v", entries)
 	}
 }

@@ -229,10 +229,15 @@ func (s *compiledShape) match(b []byte) int {
 	return s.n
 }
 
-// nameIs reports whether b, three bytes, is one of names.
+// nameIs reports whether b, three bytes, is one of names (of three bytes
+// each), comparing bytes rather than strings: a string comparison calls
+// the runtime for every name.
 func nameIs(b []byte, names []string) bool {
+	if len(b) != 3 {
+		return false
+	}
 	for _, n := range names {
-		if string(b) == n {
+		if b[0] == n[0] && b[1] == n[1] && b[2] == n[2] {
 			return true
 		}
 	}

@@ -109,6 +109,9 @@ type Scanner struct {
 
 	winSize int64 // WindowSize, smaller in tests
 
+	// more, when set, is asked before each window (see Stream).
+	more func(next, want int64) (limit int64, cut bool)
+
 	// Read-ahead (see Prefetch).
 	prefetch bool
 	ahead    chan window
@@ -141,6 +144,20 @@ func NewAt(r io.ReaderAt, start, end int64) *Scanner {
 // verifying) overlaps scanning. All reads of the underlying reader are then
 // serialized. Call it before the first Next; Close stops the goroutine.
 func (s *Scanner) Prefetch() { s.prefetch = s.limit-s.base > 2*s.winSize }
+
+// Stream makes the scanner read a document that is still arriving. Before
+// it reads each window it calls more with the window's offset and the end
+// of the bytes it would read (next+WindowSize): more waits until those can
+// be read, or until fewer will ever be, and returns the scan's limit and
+// whether the limit cuts a longer document (see Cut), both of which may
+// change from call to call as more of the document is known. Call it
+// before the first Next, instead of Prefetch.
+func (s *Scanner) Stream(more func(next, want int64) (limit int64, cut bool)) { s.more = more }
+
+// SetReader makes the scanner read through r from now on; r must hold the
+// same bytes as the reader it replaces. It must not be called while the
+// scanner reads ahead (see Prefetch).
+func (s *Scanner) SetReader(r io.ReaderAt) { s.r = r }
 
 // Close stops the read-ahead goroutine, if there is one. The scanner must
 // not be used after.
@@ -273,6 +290,9 @@ func (s *Scanner) InObject() bool { return len(s.stack) > 0 && s.stack[len(s.sta
 // on an error (kept in s.err).
 func (s *Scanner) fill() bool {
 	next := s.base + int64(len(s.win))
+	if s.more != nil && s.err == nil && !(s.single && s.values > 0) {
+		s.limit, s.cut = s.more(next, next+s.winSize)
+	}
 	if next >= s.limit || s.err != nil {
 		if s.cut && s.err == nil {
 			s.err = ErrCut

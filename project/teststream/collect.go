@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/lazyre"
+	"github.com/crumb-dev/crumb/project/rank"
 )
 
 // Decode reads a report of format f from the first size bytes of r.
@@ -134,10 +135,10 @@ func (r *Report) addText(line []byte, sp Span) {
 	if frameLine(s) {
 		return // a library's stack frame
 	}
-	switch {
-	case errorLine.MatchString(s):
+	switch sev := rank.LineSeverity(line); {
+	case sev == rank.Error:
 		r.Texts = append(r.Texts, Text{Line: s, Span: sp, Error: true})
-	case warningLine.MatchString(s) || failureMark.MatchString(s) || keyLine(s):
+	case sev == rank.Warning || failureMark.MatchString(s) || keyLine(s):
 		r.Texts = append(r.Texts, Text{Line: s, Span: sp})
 	}
 }
@@ -146,11 +147,8 @@ func (r *Report) addText(line []byte, sp Span) {
 // lines with: jest's "●", the crosses of vitest, mocha and others.
 var failureMark = lazyre.New(`^\s*(●|✕|✖|×|✗|❯)\s`)
 
-// The words of a line that reports trouble.
-var (
-	errorLine   = lazyre.New(`(?i)\b(error|errors|fail|failed|failure|panic|panicked|fatal|exception|traceback)\b`)
-	warningLine = lazyre.New(`(?i)\b(warning|warn|deprecated)\b`)
-)
+// errorLine reports a line that reports an error, by the error vocabulary.
+func errorLine(s string) bool { return rank.LineSeverity([]byte(s)) == rank.Error }
 
 // location finds file:line (and a column) in a line of output: a path
 // with an extension, then a line number.
@@ -158,23 +156,12 @@ var location = lazyre.New(`(?:[A-Za-z]:)?[\w.@~+\-/\\]*[\w\-]\.[A-Za-z]\w{0,5}:\
 
 // libraryPath reports a path in a library, a runtime or a test framework,
 // not in the project: a stack frame there is not where a test failed.
-func libraryPath(s string) bool {
-	for _, p := range libraryPaths {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
-}
-
-var libraryPaths = []string{"node_modules", "node:internal", "/rustc/", "/library/std/", "/library/core/", "/.cargo/registry/",
-	"/usr/local/go/src/", "/go/src/runtime/", "/go/src/testing/", "site-packages", "dist-packages", "/usr/lib/python",
-	"<anonymous>", "internal/process/", "/pkg/mod/", "_testmain.go"}
+func libraryPath(s string) bool { return rank.LibraryFrame([]byte(s)) }
 
 // keyLine reports a line that says most of a failure: an error, or a
 // location in the project's code.
 func keyLine(s string) bool {
-	if errorLine.MatchString(s) {
+	if errorLine(s) {
 		return true
 	}
 	for _, loc := range location.FindAllString(s, -1) {
@@ -263,6 +250,24 @@ func (lr *lineReader) skip(off int64) {
 	for lr.off < off {
 		if _, _, err := lr.next(); err != nil {
 			return
+		}
+	}
+}
+
+// each calls fn with every line of the report in turn, without its
+// newline, and its span (newline included), until the end, a read error or
+// an error of fn's, which it returns.
+func (lr *lineReader) each(fn func(line []byte, sp Span) error) error {
+	for {
+		line, sp, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(line, sp); err != nil {
+			return err
 		}
 	}
 }

@@ -130,18 +130,11 @@ func decodeGo(ctx context.Context, r io.ReaderAt, size int64) (*Report, error) {
 		}
 		return s
 	}
-	for {
-		line, sp, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := lr.each(func(line []byte, sp Span) error {
 		var ev goEvent
 		if lr.long || len(line) == 0 || line[0] != '{' || !ev.parse(line) || ev.Action == "" {
 			rep.addText(line, sp)
-			continue
+			return nil
 		}
 		rep.Events++
 		switch {
@@ -235,6 +228,10 @@ func decodeGo(ctx context.Context, r io.ReaderAt, size int64) (*Report, error) {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Tests that never ended: the run was cut short (a timeout, a crash).
 	// In the order they started, so that the view is the same each time.

@@ -33,20 +33,17 @@ func decodeJest(ctx context.Context, r io.ReaderAt, size int64) (*Report, error)
 		}
 		lr.skip(end)
 	}
-	for {
-		line, sp, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := lr.each(func(line []byte, sp Span) error {
 		if rep.Events == 0 && isJestReport(bytes.TrimLeft(line, " \t")) {
 			if _, err := jestDoc(ctx, rep, r, sp.From, sp.To); err == nil {
-				continue
+				return nil
 			}
 		}
 		rep.addText(line, sp)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

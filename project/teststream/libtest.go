@@ -26,14 +26,7 @@ func decodeLibTest(ctx context.Context, r io.ReaderAt, size int64) (*Report, err
 	lr := newLineReader(ctx, r, size)
 	suite := &Suite{Elapsed: -1}
 	total := 0.0
-	for {
-		line, sp, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := lr.each(func(line []byte, sp Span) error {
 		var ev libEvent
 		t := bytes.TrimSpace(line)
 		if lr.long || len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &ev) != nil || ev.Type == "" || ev.Event == "" {
@@ -44,7 +37,7 @@ func decodeLibTest(ctx context.Context, r io.ReaderAt, size int64) (*Report, err
 				}
 			}
 			rep.addText(line, sp)
-			continue
+			return nil
 		}
 		rep.Events++
 		switch ev.Type {
@@ -58,7 +51,7 @@ func decodeLibTest(ctx context.Context, r io.ReaderAt, size int64) (*Report, err
 			case "ignored":
 				st = Skip
 			default:
-				continue // started
+				return nil // started
 			}
 			c := &Case{Suite: suite.Name, Name: ev.Name, Status: st, Elapsed: -1, Extent: sp, Evidence: []Span{sp}, Key: []bool{true}}
 			if ev.ExecTime != nil {
@@ -77,7 +70,7 @@ func decodeLibTest(ctx context.Context, r io.ReaderAt, size int64) (*Report, err
 			rep.add(c)
 		case "suite":
 			if ev.Event == "started" {
-				continue
+				return nil
 			}
 			s := *suite
 			s.Evidence = []Span{sp}
@@ -99,6 +92,10 @@ func decodeLibTest(ctx context.Context, r io.ReaderAt, size int64) (*Report, err
 			rep.Summary = append(rep.Summary, sp)
 			suite = &Suite{Elapsed: -1}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(rep.Suites) > 0 {
 		rep.Elapsed = total

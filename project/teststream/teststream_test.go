@@ -258,3 +258,40 @@ func deref(f *float64) any {
 	}
 	return *f
 }
+
+// TestTextsByVocabulary checks that the lines outside a report are kept,
+// as errors or not, by the shared error vocabulary: an error type's name
+// ("SyntaxError: …") is an error's word though the line says "error" in
+// no word of its own.
+func TestTextsByVocabulary(t *testing.T) {
+	tests := []struct {
+		file   string
+		format Format
+		line   string
+		err    bool
+	}{
+		{"jest-many.txt", Jest, "SyntaxError: /tmp/ts-work/jestmany/__tests__/broken.test.js: Unexpected token", true},
+		{"jest-many.txt", Jest, "Tests:       2 failed, 2 passed, 4 total", true},
+		{"jest-many.txt", Jest, "● split › with a remainder", false},
+		{"cargo-fail.txt", LibTest, "error: test failed, to rerun pass `--lib`", true},
+	}
+	for _, tt := range tests {
+		b := fixture(t, tt.file)
+		rep, err := Decode(context.Background(), bytes.NewReader(b), int64(len(b)), tt.format)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.file, err)
+		}
+		found := false
+		for _, x := range rep.Texts {
+			if strings.Contains(x.Line, tt.line) {
+				found = true
+				if x.Error != tt.err {
+					t.Errorf("%s: %q kept with Error %v, want %v", tt.file, x.Line, x.Error, tt.err)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no line with %q among the texts kept: %+v", tt.file, tt.line, rep.Texts)
+		}
+	}
+}

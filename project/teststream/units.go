@@ -229,7 +229,7 @@ func (c *Case) template() string {
 		if first == "" {
 			first = l
 		}
-		if location.MatchString(l) || errorLine.MatchString(l) {
+		if location.MatchString(l) || errorLine(l) {
 			first = l
 			break
 		}
