@@ -9,9 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/crumb-dev/crumb/internal/lazyre"
 )
 
 // This file models the parts of Craft Agents' large-response guard that look
@@ -36,7 +37,7 @@ const (
 	craftMinDecoded = 128
 )
 
-var craftDataURL = regexp.MustCompile(`(?s)^data:([^;,]+);base64,(.+)$`)
+var craftDataURL = lazyre.New(`(?s)^data:([^;,]+);base64,(.+)$`)
 
 // craftMimeExt is MIME_TO_EXT, for the media types the corpus meets and the
 // common ones.

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 )
@@ -87,7 +87,7 @@ func (h *hintRecorder) hint(r recall.Request) string {
 // simpleRead matches reads of a line or byte range written in a view as the
 // command line writes them, for reads a projector rendered without the
 // Guard's Hint.
-var simpleRead = regexp.MustCompile(`crumb read ([0-9a-f]{16}) --(lines|bytes) (\d+:\d*)(?: --rev ([0-9a-f]+))?`)
+var simpleRead = lazyre.New(`crumb read ([0-9a-f]{16}) --(lines|bytes) (\d+:\d*)(?: --rev ([0-9a-f]+))?`)
 
 // named returns the reads the view text names, in the order it names them:
 // those rendered through the hint (a projector may render reads it then

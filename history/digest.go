@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project/rank"
 )
@@ -43,7 +43,7 @@ const scanLimit = 256 << 10
 
 // viewHead matches the header of a crumb view, whose ref names the result
 // the view was made of.
-var viewHead = regexp.MustCompile(`^\[crumb [^\]]*?\bref ([0-9a-f]{16})`)
+var viewHead = lazyre.New(`^\[crumb [^\]]*?\bref ([0-9a-f]{16})`)
 
 // viewRef returns the ref a crumb view names in its first line, or "".
 func viewRef(body []byte) string {

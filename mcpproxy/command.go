@@ -8,13 +8,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/crumb-dev/crumb/internal/lazyre"
 )
 
 // DefaultTerminateDuration is how long closing a command's connection waits
@@ -216,7 +217,7 @@ func isNameByte(c byte) bool {
 func troubled(l string) bool { return rank.LineSeverity([]byte(l)) == rank.Error }
 
 // stackFrame matches the lines of a stack trace.
-var stackFrame = regexp.MustCompile(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
+var stackFrame = lazyre.New(`^\s*(at |File "|#\d|goroutine \d|\S+\.go:\d)`)
 
 // suffix says what the server's standard error says went wrong: its last
 // lines that state an error (at most three), else its last lines with an

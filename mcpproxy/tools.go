@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"image"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/jsonobj"
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
@@ -369,11 +369,11 @@ func mediaBlock(obj store.Object, mime string, size int64) (json.RawMessage, str
 }
 
 // cliRead finds the crumb commands that recall's messages name.
-var cliRead = regexp.MustCompile(`(?:[^\s;()]*/)?crumb (read [^\s;()]+(?: --(?:lines|bytes|pointer|jq|rev) [^\s;()]+)*)`)
+var cliRead = lazyre.New(`(?:[^\s;()]*/)?crumb (read [^\s;()]+(?: --(?:lines|bytes|pointer|jq|rev) [^\s;()]+)*)`)
 
 // cliRange finds the bare ranges recall's messages suggest, such as
 // "(read --lines 1:40)".
-var cliRange = regexp.MustCompile(`\bread (--lines|--bytes) ([0-9]+:[0-9]*)`)
+var cliRange = lazyre.New(`\bread (--lines|--bytes) ([0-9]+:[0-9]*)`)
 
 // toolError rewrites the commands a read's error suggests as calls of
 // crumb's tools: a model behind MCP has no command line.

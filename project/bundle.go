@@ -2,8 +2,8 @@ package project
 
 import (
 	"bytes"
-	"regexp"
 
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/project/rank"
 )
 
@@ -126,18 +126,18 @@ func (b *bundleRegions) at(line int64) string {
 var (
 	// headerPatterns are the lines that head a file in a bundle; the
 	// first group is its path.
-	headerPatterns = []*regexp.Regexp{
-		regexp.MustCompile(`^diff --git a/\S+ b/(\S+)$`),
-		regexp.MustCompile(`^\+\+\+ b/(\S+)`),
-		regexp.MustCompile(`^(?:#+ )?(?i:file): +(\S+)\s*$`),
-		regexp.MustCompile(`^<file path="([^"]+)">`),
-		regexp.MustCompile(`^==> (\S+) <==$`),
+	headerPatterns = []*lazyre.Regexp{
+		lazyre.New(`^diff --git a/\S+ b/(\S+)$`),
+		lazyre.New(`^\+\+\+ b/(\S+)`),
+		lazyre.New(`^(?:#+ )?(?i:file): +(\S+)\s*$`),
+		lazyre.New(`^<file path="([^"]+)">`),
+		lazyre.New(`^==> (\S+) <==$`),
 	}
 	// pathColon is a line that is a path and a colon: read_multiple_files.
-	pathColon = regexp.MustCompile(`^(/?(?:[\w.@+-]+/)*[\w.@+-]+):$`)
+	pathColon = lazyre.New(`^(/?(?:[\w.@+-]+/)*[\w.@+-]+):$`)
 	// pathLine is the start of a line that names its file and line: grep
 	// -rn (":" on a match, "-" on a context line), a compiler's message.
-	pathLine = regexp.MustCompile(`^((?:\./)?(?:[\w.@+-]+/)*[\w@+-]+\.\w+)[:-]\d+[:-]`)
+	pathLine = lazyre.New(`^((?:\./)?(?:[\w.@+-]+/)*[\w@+-]+\.\w+)[:-]\d+[:-]`)
 )
 
 // bundleHeader returns the path a line heads, or names as its own.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 )
@@ -444,11 +445,11 @@ const (
 )
 
 var (
-	lsTotal   = regexp.MustCompile(`^total \d+(\.\d+)?[KMGT]?$`)
-	lsPerms   = regexp.MustCompile(`^[-dlcbpsD][-rwxsStTl]{9}[.+@]?$`)
-	lsIsoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	lsZone    = regexp.MustCompile(`^[+-]\d{4}$`)
-	sizeField = regexp.MustCompile(`^\d+$`)
+	lsTotal   = lazyre.New(`^total \d+(\.\d+)?[KMGT]?$`)
+	lsPerms   = lazyre.New(`^[-dlcbpsD][-rwxsStTl]{9}[.+@]?$`)
+	lsIsoDate = lazyre.New(`^\d{4}-\d{2}-\d{2}$`)
+	lsZone    = lazyre.New(`^[+-]\d{4}$`)
+	sizeField = lazyre.New(`^\d+$`)
 )
 
 // lsEntry is one line of ls -l.
@@ -579,8 +580,8 @@ func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
 }
 
 var (
-	mcpSize  = regexp.MustCompile(`\s+(\d+(?:\.\d+)?) (B|KB|MB|GB|TB)$`)
-	mcpTotal = regexp.MustCompile(`^Total: (\d+) files?, (\d+) director(?:y|ies)$`)
+	mcpSize  = lazyre.New(`\s+(\d+(?:\.\d+)?) (B|KB|MB|GB|TB)$`)
+	mcpTotal = lazyre.New(`^Total: (\d+) files?, (\d+) director(?:y|ies)$`)
 )
 
 // scanMCP parses "[FILE] name" and "[DIR] name" lines, with the sizes
@@ -675,7 +676,7 @@ func treeLine(t []byte) (int, []byte) {
 	return 0, nil
 }
 
-var treeReport = regexp.MustCompile(`^(\d+) director(y|ies)(?:, (\d+) files?)?$`)
+var treeReport = lazyre.New(`^(\d+) director(y|ies)(?:, (\d+) files?)?$`)
 
 func atoiBytes(b []byte) int64 {
 	n, _ := strconv.ParseInt(string(b), 10, 64)

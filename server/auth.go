@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/netaddr"
 	"io"
-	"regexp"
 	"strings"
 )
 
@@ -23,7 +23,7 @@ type Tokens struct {
 
 // namespaceName is what a namespace may be called: it names a directory of
 // the disk store and a key prefix of a Redis store.
-var namespaceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var namespaceName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // ValidNamespace reports whether name may name a namespace: 1 to 64
 // letters, digits, '_', '.' or '-', starting with a letter or a digit.

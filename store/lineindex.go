@@ -86,18 +86,27 @@ func checkChunkLines(info Info, idx int64, chunk []byte) error {
 	if info.Newlines == nil || idx >= int64(len(info.ChunkNewlines)) {
 		return nil
 	}
+	return checkChunkCount(info, idx, int64(bytes.Count(chunk, []byte{'\n'})), len(chunk) > 0 && chunk[len(chunk)-1] == '\n', len(chunk))
+}
+
+// checkChunkCount is checkChunkLines of a chunk of n bytes that holds got
+// newlines and ends with one if endsLine.
+func checkChunkCount(info Info, idx, got int64, endsLine bool, n int) error {
+	if info.Newlines == nil || idx >= int64(len(info.ChunkNewlines)) {
+		return nil
+	}
 	next := *info.Newlines
 	last := idx == int64(len(info.ChunkNewlines))-1
 	if !last {
 		next = info.ChunkNewlines[idx+1]
 	}
 	want := next - info.ChunkNewlines[idx]
-	if got := int64(bytes.Count(chunk, []byte{'\n'})); got != want {
+	if got != want {
 		return fmt.Errorf("chunk %d holds %d newlines, its record's line index says %d", idx, got, want)
 	}
-	if last && info.Lines != nil && len(chunk) > 0 {
+	if last && info.Lines != nil && n > 0 {
 		lines := *info.Newlines
-		if chunk[len(chunk)-1] != '\n' {
+		if !endsLine {
 			lines++
 		}
 		if *info.Lines != lines {

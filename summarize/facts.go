@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/crumb-dev/crumb/internal/lazyre"
 )
 
 // quotedText matches text a fact puts in quotes: "…", '…', `…` or “…”.
-var quotedText = regexp.MustCompile("\"([^\"]{2,})\"|`([^`]{2,})`|“([^”]{2,})”|(?:^|\\s)'([^']{2,})'(?:\\s|[.,;:]|$)")
+var quotedText = lazyre.New("\"([^\"]{2,})\"|`([^`]{2,})`|“([^”]{2,})”|(?:^|\\s)'([^']{2,})'(?:\\s|[.,;:]|$)")
 
 // quoted returns what a fact quotes that must occur verbatim in the
 // result: text in quotes (error messages, values), and the words that are

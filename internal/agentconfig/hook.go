@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/jsonobj"
+	"github.com/crumb-dev/crumb/internal/lazyre"
 )
 
 // HookInput is what Claude Code writes to a hook's standard input for the
@@ -60,7 +60,7 @@ type Answer struct {
 // directory, its variables, its options). Claude Code keeps that state from
 // one Bash call to the next, which a command run inside crumb run would
 // lose, so such commands are left as they are.
-var stateful = regexp.MustCompile(`(^|[;&|(\n])\s*(cd|pushd|popd|export|unset|source|\.|alias|unalias|set|shopt|ulimit|umask|declare|typeset|local|readonly)(\s|$)`)
+var stateful = lazyre.New(`(^|[;&|(\n])\s*(cd|pushd|popd|export|unset|source|\.|alias|unalias|set|shopt|ulimit|umask|declare|typeset|local|readonly)(\s|$)`)
 
 // protectedWords name what Claude Code guards even from allowed commands
 // (rm and rmdir of critical paths, its protected directories); a command

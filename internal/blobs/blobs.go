@@ -6,9 +6,9 @@ package blobs
 
 import (
 	"encoding/base64"
-	"regexp"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 )
@@ -21,8 +21,8 @@ const MinRun = 256
 const minDataURL = 64
 
 var (
-	dataURL = regexp.MustCompile(`data:([a-zA-Z0-9.+-]+/[a-zA-Z0-9.+-]+)?((?:;[a-zA-Z0-9_.+-]+=[a-zA-Z0-9_.+-]+)*);base64,([A-Za-z0-9+/_-]*={0,2})`)
-	rawRun  = regexp.MustCompile(`[A-Za-z0-9+/_-]{256,}={0,2}`)
+	dataURL = lazyre.New(`data:([a-zA-Z0-9.+-]+/[a-zA-Z0-9.+-]+)?((?:;[a-zA-Z0-9_.+-]+=[a-zA-Z0-9_.+-]+)*);base64,([A-Za-z0-9+/_-]*={0,2})`)
+	rawRun  = lazyre.New(`[A-Za-z0-9+/_-]{256,}={0,2}`)
 )
 
 // Put stores decoded bytes and returns a reference to show for them, such as
@@ -65,7 +65,7 @@ func Replace(s string, put Put, fragment bool) (string, bool) {
 }
 
 // replaceAll replaces the matches of re in s for which f returns true.
-func replaceAll(s string, re *regexp.Regexp, f func(m []int) (string, bool), changed *bool) string {
+func replaceAll(s string, re *lazyre.Regexp, f func(m []int) (string, bool), changed *bool) string {
 	ms := re.FindAllStringSubmatchIndex(s, -1)
 	if ms == nil {
 		return s

@@ -269,6 +269,16 @@ func (d *Doc) LineStart(n int64) (int64, error) {
 			}
 		}
 		from, seen = int64(lo)*d.chunkSize, d.chunkNL[lo]
+		// The index gives the newlines before the next chunk too: when the
+		// newline sought is nearer the end of chunk lo than its start,
+		// count back from there. A page from the middle of a large result
+		// often starts just before a chunk boundary, and counting forward
+		// read the whole chunk to find it.
+		if lo+1 < len(d.chunkNL) {
+			if end, after := int64(lo+1)*d.chunkSize, d.chunkNL[lo+1]; after >= want && after-want < want-seen {
+				return d.lineStartBack(want, end, after)
+			}
+		}
 	}
 	buf := d.block()
 	for off := from; off < d.size; {
@@ -299,6 +309,39 @@ func (d *Doc) LineStart(n int64) (int64, error) {
 	// want == total newlines + 1 is impossible here; a final line without a
 	// newline starts after the last newline, found above.
 	return d.size, nil
+}
+
+// lineStartBack returns the offset after newline number want (counted from
+// 1), counting back from end, before which there are after newlines.
+func (d *Doc) lineStartBack(want, end, after int64) (int64, error) {
+	buf := d.block()
+	for to := end; to > 0; {
+		from := max(0, to-int64(len(buf)), (to-1)/d.chunkSize*d.chunkSize) // within one chunk
+		k, err := d.readAt(buf[:to-from], from)
+		if err != nil {
+			return 0, err
+		}
+		if k < int(to-from) {
+			return 0, fmt.Errorf("lines: reading bytes %d-%d: %w", from, to, io.ErrUnexpectedEOF)
+		}
+		b := buf[:k]
+		c := int64(bytes.Count(b, []byte{'\n'}))
+		if after-c >= want {
+			after -= c
+			to = from
+			continue
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] == '\n' {
+				if after == want {
+					return from + int64(i) + 1, nil
+				}
+				after--
+			}
+		}
+		to = from
+	}
+	return 0, fmt.Errorf("lines: newline %d not found before byte %d", want, end)
 }
 
 // Line is one line read from a Doc.

@@ -189,3 +189,43 @@ func TestReadsStayInTheirChunk(t *testing.T) {
 		}
 	}
 }
+
+// A line that starts near the end of a chunk is found by counting back from
+// the chunk's end, which the line index gives as well as its start: a page
+// from the middle of a large result, which often starts just before a chunk
+// boundary, then reads one block of the chunk rather than all of it.
+func TestLineStartCountsBackNearAChunkEnd(t *testing.T) {
+	const chunk = 1 << 20
+	var b bytes.Buffer
+	for i := 0; b.Len() < 3*chunk; i++ {
+		fmt.Fprintf(&b, "line %d of a log that is long enough\n", i)
+	}
+	data := b.Bytes()
+	var idx []int64
+	var nl int64
+	for off := 0; off < len(data); off += chunk {
+		idx = append(idx, nl)
+		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
+	}
+	for _, at := range []int{2*chunk - 1, 2*chunk - 40, 2*chunk - 3*blockSize, chunk + 100, chunk + chunk/2 + 1} {
+		start := bytes.LastIndexByte(data[:at], '\n') + 1
+		n := int64(bytes.Count(data[:start], []byte{'\n'})) + 1
+		sr := &spanReader{r: bytes.NewReader(data)}
+		d := New(sr, int64(len(data)), &nl, idx, chunk)
+		got, err := d.LineStart(n)
+		if err != nil || got != int64(start) {
+			t.Fatalf("LineStart(%d) = %d, %v; want %d", n, got, err, start)
+		}
+		var read int64
+		for _, r := range sr.reads {
+			read += r[1] - r[0]
+			if r[0]/chunk != (r[1]-1)/chunk {
+				t.Errorf("LineStart(%d): read %d-%d crosses a chunk boundary", n, r[0], r[1])
+			}
+		}
+		nearer := min(int64(start)%chunk, chunk-int64(start)%chunk)
+		if want := nearer + blockSize; read > want {
+			t.Errorf("LineStart(%d), %d bytes from its chunk's nearer end: read %d bytes, want at most %d", n, nearer, read, want)
+		}
+	}
+}

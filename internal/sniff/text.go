@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/drain"
+	"github.com/crumb-dev/crumb/internal/lazyre"
 )
 
 // Form is what a text is, told from its bytes alone: whatever a call
@@ -251,68 +251,68 @@ func cleanLine(l []byte) (_ []byte, stamped bool) {
 	return l, false
 }
 
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+var ansiEscape = lazyre.New(`\x1b\[[0-9;?]*[A-Za-z]`)
 
 // The forms of lines, as patterns over a line without its indentation.
 var (
-	goOK         = regexp.MustCompile(`^ok {2}\t\S+\t(\d+\.\d+s|\(cached\))`)
-	goFailPkg    = regexp.MustCompile(`^FAIL\t\S+\t(\d+\.\d+s|\[)`)
-	goNoTests    = regexp.MustCompile(`^\? {3}\t\S+\t\[no test files\]`)
-	goMessage    = regexp.MustCompile(`^\S+_test\.go:\d+: `)
-	goGoroutine  = regexp.MustCompile(`^goroutine \d+ \[`)
-	pyResultLine = regexp.MustCompile(`^\S+\.py::\S+ (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b`)
-	pyProgress   = regexp.MustCompile(`^(?:(\S+\.py )?[.FEsxX]+\s*\[\s*\d+%\]|\S+\.py [.FEsxX]+)$`)
-	pyBanner     = regexp.MustCompile(`^(=+ (FAILURES|ERRORS|warnings summary|short test summary info) =+|_{3,} \S+ _{3,})$`)
-	pySummary    = regexp.MustCompile(`^=+ .*\b(passed|failed|errors?|skipped|deselected|no tests ran)\b.* in \d+(\.\d+)?s.*=+$`)
-	pyFailed     = regexp.MustCompile(`^(FAILED|ERROR|PASSED|SKIPPED|XFAIL|XPASS) \S+::\S+`)
-	pyCollected  = regexp.MustCompile(`^(collecting \.\.\. )?collected \d+ items?`)
-	jestSuite    = regexp.MustCompile(`^(PASS|FAIL) +\S+\.(test|spec)\.[cm]?[jt]sx?\b`)
-	jestTotals   = regexp.MustCompile(`^(Tests|Test Suites|Snapshots):\s+.*\d+ total`)
-	jestCase     = regexp.MustCompile(`^[✓✕√×] .*\(\d+ ms\)$`)
-	vitestFile   = regexp.MustCompile(`^[✓❯×↓] \S+\.(test|spec)\.[cm]?[jt]sx? (\(\d+ tests?|> )`)
-	vitestTotals = regexp.MustCompile(`^(Test Files|Tests)\s+\d+ (passed|failed|skipped)`)
-	vitestFail   = regexp.MustCompile(`^FAIL +\S+\.(test|spec)\.[cm]?[jt]sx? > `)
-	vitestCase   = regexp.MustCompile(`^[✓×↓] .* \d+ms$`)
-	vitestRun    = regexp.MustCompile(`^RUN\s+v\d+\.\d+`)
-	vitestFailed = regexp.MustCompile(`^⎯+ Failed Tests? \d+ ⎯+`)
-	cargoRunning = regexp.MustCompile(`^running \d+ tests?$`)
-	cargoCase    = regexp.MustCompile(`^test \S+ (- \S+ )?\.\.\. (ok|FAILED|ignored)`)
-	cargoResult  = regexp.MustCompile(`^test result: (ok|FAILED)\. \d+ passed`)
-	cargoStdout  = regexp.MustCompile(`^---- \S+ stdout ----$`)
-	cargoUnit    = regexp.MustCompile(`^Running (unittests |tests/)?\S+ \(target/`)
-	tapLine      = regexp.MustCompile(`^(not )?ok \d+( - |$)`)
-	tapCount     = regexp.MustCompile(`^# (tests|suites|pass|fail|cancelled|skipped|todo) \d+$`)
-	unitRan      = regexp.MustCompile(`^Ran \d+ tests? in \d`)
-	unitFail     = regexp.MustCompile(`^(FAIL|ERROR): \w+ \(\S+\)`)
-	unitFailed   = regexp.MustCompile(`^FAILED \((failures|errors)=\d+`)
-	unitCase     = regexp.MustCompile(`^\w+ \([\w.]+\)( \(.*\))? \.\.\. ?(ok|FAIL|ERROR|skipped|expected failure)?$`)
-	rspecTotals  = regexp.MustCompile(`^\d+ examples?, \d+ failures?`)
-	rspecRerun   = regexp.MustCompile(`^rspec \./\S+:\d+ # `)
-	rspecTime    = regexp.MustCompile(`^Finished in \d+(\.\d+)? (seconds?|minutes?)`)
-	ctestCase    = regexp.MustCompile(`^\d+/\d+ Test +#\d+: \S+ \.+ *(\*\*\*)?\S+ +\d+(\.\d+)? sec$`)
-	ctestTotals  = regexp.MustCompile(`^\d+% tests passed, \d+ tests? failed out of \d+$`)
+	goOK         = lazyre.New(`^ok {2}\t\S+\t(\d+\.\d+s|\(cached\))`)
+	goFailPkg    = lazyre.New(`^FAIL\t\S+\t(\d+\.\d+s|\[)`)
+	goNoTests    = lazyre.New(`^\? {3}\t\S+\t\[no test files\]`)
+	goMessage    = lazyre.New(`^\S+_test\.go:\d+: `)
+	goGoroutine  = lazyre.New(`^goroutine \d+ \[`)
+	pyResultLine = lazyre.New(`^\S+\.py::\S+ (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b`)
+	pyProgress   = lazyre.New(`^(?:(\S+\.py )?[.FEsxX]+\s*\[\s*\d+%\]|\S+\.py [.FEsxX]+)$`)
+	pyBanner     = lazyre.New(`^(=+ (FAILURES|ERRORS|warnings summary|short test summary info) =+|_{3,} \S+ _{3,})$`)
+	pySummary    = lazyre.New(`^=+ .*\b(passed|failed|errors?|skipped|deselected|no tests ran)\b.* in \d+(\.\d+)?s.*=+$`)
+	pyFailed     = lazyre.New(`^(FAILED|ERROR|PASSED|SKIPPED|XFAIL|XPASS) \S+::\S+`)
+	pyCollected  = lazyre.New(`^(collecting \.\.\. )?collected \d+ items?`)
+	jestSuite    = lazyre.New(`^(PASS|FAIL) +\S+\.(test|spec)\.[cm]?[jt]sx?\b`)
+	jestTotals   = lazyre.New(`^(Tests|Test Suites|Snapshots):\s+.*\d+ total`)
+	jestCase     = lazyre.New(`^[✓✕√×] .*\(\d+ ms\)$`)
+	vitestFile   = lazyre.New(`^[✓❯×↓] \S+\.(test|spec)\.[cm]?[jt]sx? (\(\d+ tests?|> )`)
+	vitestTotals = lazyre.New(`^(Test Files|Tests)\s+\d+ (passed|failed|skipped)`)
+	vitestFail   = lazyre.New(`^FAIL +\S+\.(test|spec)\.[cm]?[jt]sx? > `)
+	vitestCase   = lazyre.New(`^[✓×↓] .* \d+ms$`)
+	vitestRun    = lazyre.New(`^RUN\s+v\d+\.\d+`)
+	vitestFailed = lazyre.New(`^⎯+ Failed Tests? \d+ ⎯+`)
+	cargoRunning = lazyre.New(`^running \d+ tests?$`)
+	cargoCase    = lazyre.New(`^test \S+ (- \S+ )?\.\.\. (ok|FAILED|ignored)`)
+	cargoResult  = lazyre.New(`^test result: (ok|FAILED)\. \d+ passed`)
+	cargoStdout  = lazyre.New(`^---- \S+ stdout ----$`)
+	cargoUnit    = lazyre.New(`^Running (unittests |tests/)?\S+ \(target/`)
+	tapLine      = lazyre.New(`^(not )?ok \d+( - |$)`)
+	tapCount     = lazyre.New(`^# (tests|suites|pass|fail|cancelled|skipped|todo) \d+$`)
+	unitRan      = lazyre.New(`^Ran \d+ tests? in \d`)
+	unitFail     = lazyre.New(`^(FAIL|ERROR): \w+ \(\S+\)`)
+	unitFailed   = lazyre.New(`^FAILED \((failures|errors)=\d+`)
+	unitCase     = lazyre.New(`^\w+ \([\w.]+\)( \(.*\))? \.\.\. ?(ok|FAIL|ERROR|skipped|expected failure)?$`)
+	rspecTotals  = lazyre.New(`^\d+ examples?, \d+ failures?`)
+	rspecRerun   = lazyre.New(`^rspec \./\S+:\d+ # `)
+	rspecTime    = lazyre.New(`^Finished in \d+(\.\d+)? (seconds?|minutes?)`)
+	ctestCase    = lazyre.New(`^\d+/\d+ Test +#\d+: \S+ \.+ *(\*\*\*)?\S+ +\d+(\.\d+)? sec$`)
+	ctestTotals  = lazyre.New(`^\d+% tests passed, \d+ tests? failed out of \d+$`)
 
-	diagColon  = regexp.MustCompile(`^[\w./\\~+@-]*\w\.[A-Za-z]\w*:\d+(:\d+)?: `)
-	diagLevel  = regexp.MustCompile(`^[\w./\\~+@-]*\w\.[A-Za-z]\w*:\d+(:\d+)?: (fatal )?(error|warning|note)\b`)
-	rustLevel  = regexp.MustCompile(`^(error|warning)(\[E\d+\])?: `)
-	rustWhere  = regexp.MustCompile(`^--> \S+:\d+:\d+$`)
-	tscParen   = regexp.MustCompile(`^\S+\.[cm]?[jt]sx?\(\d+,\d+\): (error|warning) TS\d+`)
-	tscDash    = regexp.MustCompile(`^\S+\.[cm]?[jt]sx?:\d+:\d+ - (error|warning) TS\d+`)
-	eslintLine = regexp.MustCompile(`^\d+:\d+\s+(error|warning)\s+\S`)
-	gccIn      = regexp.MustCompile(`^\S+\.\w+: (In|At) (function|member function|top level|global scope)`)
-	caretLine  = regexp.MustCompile(`^\|?\s*\^[~^]*\s*$`)
+	diagColon  = lazyre.New(`^[\w./\\~+@-]*\w\.[A-Za-z]\w*:\d+(:\d+)?: `)
+	diagLevel  = lazyre.New(`^[\w./\\~+@-]*\w\.[A-Za-z]\w*:\d+(:\d+)?: (fatal )?(error|warning|note)\b`)
+	rustLevel  = lazyre.New(`^(error|warning)(\[E\d+\])?: `)
+	rustWhere  = lazyre.New(`^--> \S+:\d+:\d+$`)
+	tscParen   = lazyre.New(`^\S+\.[cm]?[jt]sx?\(\d+,\d+\): (error|warning) TS\d+`)
+	tscDash    = lazyre.New(`^\S+\.[cm]?[jt]sx?:\d+:\d+ - (error|warning) TS\d+`)
+	eslintLine = lazyre.New(`^\d+:\d+\s+(error|warning)\s+\S`)
+	gccIn      = lazyre.New(`^\S+\.\w+: (In|At) (function|member function|top level|global scope)`)
+	caretLine  = lazyre.New(`^\|?\s*\^[~^]*\s*$`)
 
-	pyFrame   = regexp.MustCompile(`^File ".+", line \d+`)
-	atFrame   = regexp.MustCompile(`^at (?:\S+ \(.*:\d+(:\d+)?\)|\S+\(\S+\.java:\d+\))$`)
-	goFrameAt = regexp.MustCompile(`^/\S+\.go:\d+( \+0x[0-9a-f]+)?$`)
+	pyFrame   = lazyre.New(`^File ".+", line \d+`)
+	atFrame   = lazyre.New(`^at (?:\S+ \(.*:\d+(:\d+)?\)|\S+\(\S+\.java:\d+\))$`)
+	goFrameAt = lazyre.New(`^/\S+\.go:\d+( \+0x[0-9a-f]+)?$`)
 
-	treeLine = regexp.MustCompile("^((│|\\||\\x{a0}| )[ \\x{a0}]{3})*(├──|└──|\\|--|`--) ")
-	lsLong   = regexp.MustCompile(`^[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d+\s`)
-	pathLine = regexp.MustCompile(`^\.{0,2}/?[\w@+~.-]+(/[\w@+~. -]*)*/?$`)
-	htmlTag  = regexp.MustCompile(`</?(html|head|body|div|span|p|a|ul|ol|li|h[1-6]|table|tr|td|th|pre|code|section|article|nav|header|footer|main|script|style|meta|link|title|br|img|form|input)\b[^>]*>`)
-	mdMark   = regexp.MustCompile(`^(?:[-*+] \S|\d+\. \S|> |\|.*\|$)`)
-	mdLink   = regexp.MustCompile(`\]\([^)\s]+\)`)
-	gutter   = regexp.MustCompile(`^(\d+ +)?\|( |$)`)
+	treeLine = lazyre.New("^((│|\\||\\x{a0}| )[ \\x{a0}]{3})*(├──|└──|\\|--|`--) ")
+	lsLong   = lazyre.New(`^[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d+\s`)
+	pathLine = lazyre.New(`^\.{0,2}/?[\w@+~.-]+(/[\w@+~. -]*)*/?$`)
+	htmlTag  = lazyre.New(`</?(html|head|body|div|span|p|a|ul|ol|li|h[1-6]|table|tr|td|th|pre|code|section|article|nav|header|footer|main|script|style|meta|link|title|br|img|form|input)\b[^>]*>`)
+	mdMark   = lazyre.New(`^(?:[-*+] \S|\d+\. \S|> |\|.*\|$)`)
+	mdLink   = lazyre.New(`\]\([^)\s]+\)`)
+	gutter   = lazyre.New(`^(\d+ +)?\|( |$)`)
 )
 
 // line counts one line, t without its indentation of indent bytes.
@@ -321,8 +321,8 @@ func (c *counts) line(t []byte, indent int) {
 	// Each pattern is tried only when the line has a byte or a prefix it
 	// needs: most lines match none, and the patterns cost more than the
 	// tests that rule them out.
-	has := func(prefix string, re *regexp.Regexp) bool { return strings.HasPrefix(s, prefix) && re.MatchString(s) }
-	hasAny := func(prefixes string, re *regexp.Regexp) bool {
+	has := func(prefix string, re *lazyre.Regexp) bool { return strings.HasPrefix(s, prefix) && re.MatchString(s) }
+	hasAny := func(prefixes string, re *lazyre.Regexp) bool {
 		r, _ := utf8.DecodeRuneInString(s)
 		return strings.ContainsRune(prefixes, r) && re.MatchString(s)
 	}

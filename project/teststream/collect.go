@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/project/rank"
 )
 
@@ -145,14 +145,14 @@ func (r *Report) addText(line []byte, sp Span) {
 
 // failureMark matches the marks text reporters open a failed test's
 // lines with: jest's "●", the crosses of vitest, mocha and others.
-var failureMark = regexp.MustCompile(`^\s*(●|✕|✖|×|✗|❯)\s`)
+var failureMark = lazyre.New(`^\s*(●|✕|✖|×|✗|❯)\s`)
 
 // errorLine reports a line that reports an error, by the error vocabulary.
 func errorLine(s string) bool { return rank.LineSeverity([]byte(s)) == rank.Error }
 
 // location finds file:line (and a column) in a line of output: a path
 // with an extension, then a line number.
-var location = regexp.MustCompile(`(?:[A-Za-z]:)?[\w.@~+\-/\\]*[\w\-]\.[A-Za-z]\w{0,5}:\d+(?::\d+)?`)
+var location = lazyre.New(`(?:[A-Za-z]:)?[\w.@~+\-/\\]*[\w\-]\.[A-Za-z]\w{0,5}:\d+(?::\d+)?`)
 
 // libraryPath reports a path in a library, a runtime or a test framework,
 // not in the project: a stack frame there is not where a test failed.
@@ -191,7 +191,7 @@ type message struct {
 // frameHead matches the line that names a stack frame's function before
 // the line of its location: Rust's "  3: core::panicking::panic_fmt", Go's
 // "testing.tRunner(0xc000, 0x5e)".
-var frameHead = regexp.MustCompile(`^\s*\d+: \S|^[\w.*/()\[\]-]+\(.*\)$|^created by `)
+var frameHead = lazyre.New(`^\s*\d+: \S|^[\w.*/()\[\]-]+\(.*\)$|^created by `)
 
 // line adds one decoded line to the case.
 func (m message) line(s string) {
