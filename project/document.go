@@ -119,17 +119,8 @@ func documentView(ctx context.Context, e *excerptor, l layout, f sections.Format
 // headTail shows the head and the tail, and the outline of the headings
 // between them.
 func (d *document) headTail(ctx context.Context, l layout) (Output, error) {
-	e, size := d.e, d.e.doc.Size()
 	return d.fill(ctx, l, 1, docOutlineShare, func(room int) ([]excerpt, error) {
-		head, used, err := e.forward(0, size, int(float64(room)*d.headShare))
-		if err != nil {
-			return nil, err
-		}
-		tail, _, err := e.backward(size, head.to, room-used)
-		if err != nil {
-			return nil, err
-		}
-		return []excerpt{head, tail}, nil
+		return d.e.ends(room, d.headShare)
 	})
 }
 

@@ -108,6 +108,21 @@ func (e *excerptor) forward(from, limit int64, room int) (excerpt, int, error) {
 	return x, used, nil
 }
 
+// ends returns the head and the tail of the whole result within room
+// tokens: the head takes at most share of it, the tail what is left.
+func (e *excerptor) ends(room int, share float64) ([]excerpt, error) {
+	size := e.doc.Size()
+	head, used, err := e.forward(0, size, int(float64(room)*share))
+	if err != nil {
+		return nil, err
+	}
+	tail, _, err := e.backward(size, head.to, room-used)
+	if err != nil {
+		return nil, err
+	}
+	return []excerpt{head, tail}, nil
+}
+
 // backward returns the whole lines that end at offset end (a line start or
 // the end of the result), going back no further than limit, within room
 // tokens. When not even the last line fits, it returns as much of that

@@ -217,20 +217,12 @@ func (v *fileView) plan(ctx context.Context, f *focusPlan, withExtras bool) (lay
 // excerpts cuts the excerpts of the view within room tokens: the head and
 // the tail, or a short head and the focus regions.
 func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
-	e, size := v.e, v.e.doc.Size()
+	e := v.e
 	if room < 0 {
 		room = 0
 	}
 	if f == nil || len(f.regions) == 0 {
-		head, used, err := e.forward(0, size, int(float64(room)*fileHeadShare))
-		if err != nil {
-			return nil, err
-		}
-		tail, _, err := e.backward(size, head.to, room-used)
-		if err != nil {
-			return nil, err
-		}
-		return []excerpt{head, tail}, nil
+		return e.ends(room, fileHeadShare)
 	}
 	var xs []excerpt
 	first, err := e.doc.LineStart(f.regions[0].from)

@@ -60,23 +60,18 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 // headTail fills a layout with a head and a tail excerpt, around whatever
 // prelude the layout already has, and renders it within the budget.
 func (e *excerptor) headTail(ctx context.Context, l layout) (Output, error) {
-	size := e.doc.Size()
 	room := e.in.Budget - e.overhead(l, 1)
 	for _, p := range l.prelude {
 		room -= e.cost(p)
 	}
-	head, used, err := e.forward(0, size, int(float64(room)*headShare))
-	if err != nil {
-		return Output{}, err
-	}
 	if err := ctx.Err(); err != nil {
 		return Output{}, err
 	}
-	tail, _, err := e.backward(size, head.to, room-used)
+	xs, err := e.ends(room, headShare)
 	if err != nil {
 		return Output{}, err
 	}
-	l.excerpts = []excerpt{head, tail}
+	l.excerpts = xs
 	text, next, err := e.fit(l)
 	if err != nil {
 		return Output{}, err
