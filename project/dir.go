@@ -1103,22 +1103,8 @@ func (v *dirView) itemLine(label string, items []string, room int) string {
 }
 
 func extItems(st *dirStats) []string {
-	type kv struct {
-		k string
-		n int64
-	}
-	var kvs []kv
-	for k, n := range st.exts {
-		kvs = append(kvs, kv{k, *n})
-	}
-	sort.Slice(kvs, func(i, j int) bool {
-		if kvs[i].n != kvs[j].n {
-			return kvs[i].n > kvs[j].n
-		}
-		return kvs[i].k < kvs[j].k
-	})
 	var out []string
-	for _, x := range kvs {
+	for _, x := range mostFirst(st.exts, nil) {
 		name := x.k
 		if name == "" {
 			name = "(none)"
@@ -1134,16 +1120,27 @@ func extItems(st *dirStats) []string {
 // subtreeItems lists directories by the entries under them, most first,
 // leaving out the collapsed ones.
 func subtreeItems(m map[string]*int64, coll map[string]*collapsed) []string {
-	type kv struct {
-		k string
-		n int64
+	var out []string
+	for _, x := range mostFirst(m, func(k string) bool { return coll[path.Base(k)] != nil }) {
+		out = append(out, x.k+"/ "+textfmt.Int(x.n))
 	}
-	var kvs []kv
+	return out
+}
+
+// counted is a name and how many it counts.
+type counted struct {
+	k string
+	n int64
+}
+
+// mostFirst returns the counts of m, most first, then by name, leaving
+// out the names skip reports (skip may be nil).
+func mostFirst(m map[string]*int64, skip func(string) bool) []counted {
+	var kvs []counted
 	for k, n := range m {
-		if coll[path.Base(k)] != nil {
-			continue
+		if skip == nil || !skip(k) {
+			kvs = append(kvs, counted{k, *n})
 		}
-		kvs = append(kvs, kv{k, *n})
 	}
 	sort.Slice(kvs, func(i, j int) bool {
 		if kvs[i].n != kvs[j].n {
@@ -1151,11 +1148,7 @@ func subtreeItems(m map[string]*int64, coll map[string]*collapsed) []string {
 		}
 		return kvs[i].k < kvs[j].k
 	})
-	var out []string
-	for _, x := range kvs {
-		out = append(out, x.k+"/ "+textfmt.Int(x.n))
-	}
-	return out
+	return kvs
 }
 
 func sortedCollapsed(m map[string]*collapsed) []*collapsed {
