@@ -524,25 +524,8 @@ func marshalParts(c contentOut) []byte {
 // of its media blocks and resource blobs, which a client sends as media,
 // left out.
 func (m *mcpProjection) viewTokens(text string) int {
-	for _, c := range m.out {
-		if c.item != nil || c.parts != nil || c.spilled {
-			continue
-		}
-		o, err := parseObject(c.raw)
-		if err != nil {
-			continue
-		}
-		data, ok := o.get("data")
-		if t := o.str("type"); t == "resource" {
-			if r, err := parseObject(mustGet(o, "resource")); err == nil {
-				data, ok = r.get("blob")
-			}
-		} else if t != "image" && t != "audio" {
-			ok = false
-		}
-		if ok && len(data) > 2 {
-			text = strings.ReplaceAll(text, string(data), `""`)
-		}
+	if c, ok := MCPCostOf([]byte(text)); ok {
+		return m.in.Counter.Count(c.Text)
 	}
 	return m.in.Counter.Count(text)
 }

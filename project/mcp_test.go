@@ -185,29 +185,11 @@ func abbreviate(s string) string {
 // aside), fits the budget.
 func checkWholeBudget(t *testing.T, out Output, budget int) {
 	t.Helper()
-	text := out.Text
-	var r struct {
-		Content []struct {
-			Type     string `json:"type"`
-			Data     string `json:"data"`
-			Resource *struct {
-				Blob string `json:"blob"`
-			} `json:"resource"`
-		} `json:"content"`
+	c, ok := MCPCostOf([]byte(out.Text))
+	if !ok {
+		t.Fatalf("the view is no CallToolResult: %.200s", out.Text)
 	}
-	if err := json.Unmarshal([]byte(text), &r); err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range r.Content {
-		d := b.Data
-		if b.Resource != nil {
-			d = b.Resource.Blob
-		}
-		if d != "" && (b.Type == "image" || b.Type == "audio" || b.Type == "resource") {
-			text = strings.ReplaceAll(text, `"`+d+`"`, `""`)
-		}
-	}
-	if n := tokens.O200k().Count(text); n > budget {
+	if n := tokens.O200k().Count(c.Text); n > budget {
 		t.Errorf("the result takes %d tokens as a model reads it, budget %d", n, budget)
 	}
 }
