@@ -268,12 +268,14 @@ type mcpProjection struct {
 	raw []byte
 	res *toolResult
 
-	out    []contentOut // the new content, in order
-	items  []*textItem  // text that shares the budget
-	notes  int          // tokens of notes added
-	media  []json.RawMessage
-	next   *recall.Request
-	change bool
+	out   []contentOut // the new content, in order
+	items []*textItem  // text that shares the budget
+	notes int          // tokens of notes added
+	media []json.RawMessage
+	// hasMedia reports that the result holds image or audio blocks.
+	hasMedia bool
+	next     *recall.Request
+	change   bool
 	// topChange holds new values of top-level members; a nil value drops
 	// the member.
 	topChange map[string][]byte
@@ -422,7 +424,7 @@ const mcpCountLimit = 64 << 10
 // whose text is short enough to count; one with text stored apart stays
 // projected.
 func (m *mcpProjection) noLarger(out Output, media []json.RawMessage) Output {
-	if len(m.in.Spilled) > 0 {
+	if len(m.in.Spilled) > 0 || !m.hasMedia {
 		return out
 	}
 	raw, ok := MCPCostOf(m.raw)
@@ -585,6 +587,7 @@ func (m *mcpProjection) block(i int, b object) error {
 		m.items = append(m.items, it)
 		m.out = append(m.out, contentOut{raw: raw, item: it, spilled: sp != nil})
 	case "image":
+		m.hasMedia = true
 		nb, note, err := m.image(i, b)
 		if err != nil {
 			return err
@@ -598,6 +601,7 @@ func (m *mcpProjection) block(i int, b object) error {
 		m.out = append(m.out, contentOut{raw: nb})
 		m.addNote(note, false)
 	case "audio":
+		m.hasMedia = true
 		m.out = append(m.out, contentOut{raw: raw})
 		m.media = append(m.media, json.RawMessage(raw))
 	case "resource":
