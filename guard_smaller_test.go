@@ -77,8 +77,8 @@ func TestNoMCPViewLargerThanResult(t *testing.T) {
 			if v.Text != string(raw) || v.Ref == "" {
 				t.Errorf("the result did not pass whole with its ref (ref %q, %d of %d bytes)", v.Ref, len(v.Text), len(raw))
 			}
-			if *v.Receipt.Tokens != cost(string(raw)) {
-				t.Errorf("the receipt counts %d tokens, a model is charged %d", *v.Receipt.Tokens, cost(string(raw)))
+			if *v.Receipt.Tokens != cost(string(raw)) || v.Receipt.ViewTokens != cost(string(raw)) {
+				t.Errorf("the receipt counts %d tokens and a view of %d, a model is charged %d", *v.Receipt.Tokens, v.Receipt.ViewTokens, cost(string(raw)))
 			}
 		})
 	}

@@ -80,18 +80,29 @@ func Base64ImageTokens(b64 string) int {
 }
 
 // base64Image returns what an image sent as base64 data costs, and whether
-// the API refuses it as it is.
+// the API refuses it as it is. It decodes only as much of the data as the
+// image's header needs (all of it when the header lies further on).
 func base64Image(b64 string) (tokens int, refused bool) {
-	raw, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return 0, false
+	size := len(b64)/4*3 - (len(b64) - len(strings.TrimRight(b64, "=")))
+	head := b64[:min(len(b64), headerBase64)&^3]
+	for _, part := range []string{head, b64} {
+		raw, err := base64.StdEncoding.DecodeString(part)
+		if err != nil {
+			return 0, false
+		}
+		if cfg, _, err := image.DecodeConfig(bytes.NewReader(raw)); err == nil {
+			return ImageTokens(cfg.Width, cfg.Height), refusedImage(size, cfg.Width, cfg.Height)
+		}
+		if len(part) == len(b64) {
+			break
+		}
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
-	if err != nil {
-		return 0, false
-	}
-	return ImageTokens(cfg.Width, cfg.Height), refusedImage(len(raw), cfg.Width, cfg.Height)
+	return 0, false
 }
+
+// headerBase64 is how much of an image's base64 data base64Image decodes
+// first: its header, for any common format.
+const headerBase64 = 64 << 10
 
 // refusedImage reports whether the API refuses an image of size bytes and
 // w by h pixels as it is.

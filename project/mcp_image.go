@@ -84,10 +84,11 @@ func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
 		return nil, "", err
 	}
 	// The note's cost as a block of its own, with the widest sizes a
-	// downscaled image may have.
-	where := m.original(i, data)
+	// downscaled image may have and a ref of the length every ref has; the
+	// original is stored only once the image is downscaled.
 	cost := ImageTokens(cfg.Width, cfg.Height)
-	noteTokens := m.in.Counter.Count(`,{"type":"text","text":` + quoteJSON(imageNote(i, cfg.Width, cfg.Height, 9999, 9999, where)) + `}`)
+	like := "the original: " + m.in.assetRead(store.RefOf(store.Sum(nil)))
+	noteTokens := m.in.Counter.Count(`,{"type":"text","text":` + quoteJSON(imageNote(i, cfg.Width, cfg.Height, 9999, 9999, like)) + `}`)
 	if !refusedImage(len(data), cfg.Width, cfg.Height) && noteTokens*2 > cost {
 		return nil, "", nil
 	}
@@ -104,7 +105,7 @@ func (m *mcpProjection) image(i int, b object) ([]byte, string, error) {
 	if mime != b.str("mimeType") {
 		nb = nb.with("mimeType", []byte(quoteJSON(mime)))
 	}
-	return nb.marshal(), imageNote(i, cfg.Width, cfg.Height, sb.Dx(), sb.Dy(), where), nil
+	return nb.marshal(), imageNote(i, cfg.Width, cfg.Height, sb.Dx(), sb.Dy(), m.original(i, data)), nil
 }
 
 // original stores a downscaled image's original bytes and says where they

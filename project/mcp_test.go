@@ -449,10 +449,11 @@ func TestMCPImageViewCostsNoMore(t *testing.T) {
 			if err := json.Unmarshal([]byte(out.Text), &b); err != nil {
 				t.Fatal(err)
 			}
-			after, notes := 0, 0
+			after, notes, images := 0, 0, 0
 			for _, blk := range b.Content {
 				switch str(blk, "type") {
 				case "image":
+					images++
 					after += blockImageTokens(t, blk)
 				case "text":
 					if s := str(blk, "text"); strings.Contains(s, "downscaled") {
@@ -460,6 +461,9 @@ func TestMCPImageViewCostsNoMore(t *testing.T) {
 						notes += tokens.O200k().Count(strings.TrimSuffix(note, "]") + "]")
 					}
 				}
+			}
+			if images != 1 {
+				t.Errorf("%d image blocks in the view, want the one image, as an image", images)
 			}
 			if changed := notes > 0; changed != c.changed {
 				t.Fatalf("downscaled: %v, want %v", changed, c.changed)
