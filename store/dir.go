@@ -290,6 +290,29 @@ func (d *Dir) checkOpen() error {
 	return nil
 }
 
+// lockRef begins an operation on one stored result: it checks that the
+// Dir is open, that ref is well formed and that ctx is live, then takes the
+// commit lock shared, which keeps GC and Delete from removing the result
+// until the returned lock is closed. op names the operation in the error
+// of a context that has ended.
+func (d *Dir) lockRef(ctx context.Context, ref Ref, op string) (Ref, *os.File, error) {
+	if err := d.checkOpen(); err != nil {
+		return "", nil, err
+	}
+	ref, err := checkRef(ref)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", nil, fmt.Errorf("store: %s cancelled: %w", op, err)
+	}
+	lk, err := lockPath(d.lockFile, false)
+	if err != nil {
+		return "", nil, err
+	}
+	return ref, lk, nil
+}
+
 func (d *Dir) shard(ref Ref) string { return string(ref[:2]) }
 
 func (d *Dir) blobPath(ref Ref) string {
@@ -1019,19 +1042,9 @@ func checkBlob(ref Ref, info Info, fi fs.FileInfo) error {
 // Open returns the result named by ref, ready to read. It counts as a use.
 // The returned object verifies every chunk it reads.
 func (d *Dir) Open(ctx context.Context, ref Ref) (Object, error) {
-	if err := d.checkOpen(); err != nil {
-		return nil, err
-	}
-	ref, err := checkRef(ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("store: open cancelled: %w", err)
-	}
 	// The shared lock keeps GC and Delete from deleting between our reading
 	// the record and refreshing its use.
-	lk, err := lockPath(d.lockFile, false)
+	ref, lk, err := d.lockRef(ctx, ref, "open")
 	if err != nil {
 		return nil, err
 	}

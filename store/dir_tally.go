@@ -37,18 +37,9 @@ func (d *Dir) tallyPath(ref Ref) string {
 // and a tally file that cannot be read counts as none. It does not count as
 // a use.
 func (d *Dir) Tally(ctx context.Context, ref Ref, deltas map[string]int64) error {
-	if err := d.checkOpen(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if _, err := checkRef(ref); err != nil {
-		return err
-	}
 	// The shared commit lock keeps Delete and GC from removing the record
 	// (and the tally with it) while the tally is replaced.
-	lk, err := lockPath(d.lockFile, false)
+	ref, lk, err := d.lockRef(ctx, ref, "tally")
 	if err != nil {
 		return err
 	}

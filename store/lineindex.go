@@ -124,16 +124,7 @@ var _ Annotator = (*Dir)(nil)
 // facts are written durably, but a crash right after Annotate returns may
 // leave the record as it was: it may lose the facts, never the result.
 func (d *Dir) Annotate(ctx context.Context, ref Ref, attrs map[string]string) error {
-	if err := d.checkOpen(); err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if _, err := checkRef(ref); err != nil {
-		return err
-	}
-	lk, err := lockPath(d.lockFile, false)
+	ref, lk, err := d.lockRef(ctx, ref, "annotate")
 	if err != nil {
 		return err
 	}
