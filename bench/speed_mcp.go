@@ -72,16 +72,11 @@ func measureMCP(ctx context.Context, s OneSpec) (OneResult, error) {
 	if err != nil {
 		return OneResult{}, fmt.Errorf("bench: writing the upstream's answer: %w", err)
 	}
-	st, err := store.OpenDir(filepath.Join(s.Dir, "mcp-store"), store.DirOptions{})
+	p, closeProxy, err := speedProxy(filepath.Join(s.Dir, "mcp-store"))
 	if err != nil {
 		return OneResult{}, err
 	}
-	defer st.Close()
-	p, err := mcpproxy.New(mcpproxy.Config{Guard: crumb.Config{Store: st}})
-	if err != nil {
-		return OneResult{}, err
-	}
-	defer p.Close()
+	defer closeProxy()
 	up := &mcpproxy.CommandTransport{Command: exec.Command("sh", "-c", mcpUpstream, msg), Stderr: io.Discard}
 	cr, cw := io.Pipe() // client → proxy
 	pr, pw := io.Pipe() // proxy → client
@@ -185,16 +180,11 @@ func measureMCPSmall(ctx context.Context, s OneSpec) (OneResult, error) {
 	}
 	defer direct.Close()
 
-	st, err := store.OpenDir(filepath.Join(s.Dir, "mcp-small-store"), store.DirOptions{})
+	p, closeProxy, err := speedProxy(filepath.Join(s.Dir, "mcp-small-store"))
 	if err != nil {
 		return OneResult{}, err
 	}
-	defer st.Close()
-	p, err := mcpproxy.New(mcpproxy.Config{Guard: crumb.Config{Store: st}})
-	if err != nil {
-		return OneResult{}, err
-	}
-	defer p.Close()
+	defer closeProxy()
 	upR, upW, err := serve()
 	if err != nil {
 		return OneResult{}, err
@@ -267,4 +257,18 @@ func mcpSmallTarget(m OneResult) Target {
 	return Target{"MCP proxy, a small call (" + textfmt.Size(m.Bytes) + ") vs a direct call",
 		fmt.Sprintf("%.2f× (%s vs %s)", ratio, seconds(m.Seconds), seconds(m.BaseSeconds)),
 		fmt.Sprintf("≤ %.1f×", MCPSmallTarget), ratio <= MCPSmallTarget}
+}
+
+// speedProxy opens a store in dir and an MCP proxy over it, on crumb's
+// defaults; close closes both.
+func speedProxy(dir string) (p *mcpproxy.Proxy, close func(), err error) {
+	st, err := store.OpenDir(dir, store.DirOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, err = mcpproxy.New(mcpproxy.Config{Guard: crumb.Config{Store: st}}); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return p, func() { p.Close(); st.Close() }, nil
 }
