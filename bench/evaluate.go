@@ -397,16 +397,7 @@ func keptMedia(c *Case, v *View) int {
 	if c.Kind != project.KindMCP {
 		return 0
 	}
-	inMedia := 0
-	for _, m := range v.Media {
-		var b struct {
-			Type string `json:"type"`
-			Data string `json:"data"`
-		}
-		if json.Unmarshal(m, &b) == nil && (b.Type == "image" || b.Type == "audio") && b.Data != "" {
-			inMedia++
-		}
-	}
+	inMedia, _ := mediaBlocks(v)
 	cost, _ := project.MCPCostOf([]byte(v.Text))
 	return max(inMedia, cost.Media)
 }
@@ -432,15 +423,28 @@ func mediaOnlyTokens(v *View) int {
 	if c, ok := project.MCPCostOf([]byte(v.Text)); ok && c.Media > 0 {
 		return 0
 	}
-	total := 0
+	_, n := mediaBlocks(v)
+	return n
+}
+
+// mediaBlocks counts the image and audio blocks with data in a view's
+// Media, and what its images cost a model.
+func mediaBlocks(v *View) (n, imageTokens int) {
 	for _, m := range v.Media {
 		var b struct {
 			Type string `json:"type"`
 			Data string `json:"data"`
 		}
-		if json.Unmarshal(m, &b) == nil && b.Type == "image" {
-			total += project.Base64ImageTokens(b.Data)
+		if json.Unmarshal(m, &b) != nil || b.Data == "" {
+			continue
+		}
+		switch b.Type {
+		case "image":
+			n++
+			imageTokens += project.Base64ImageTokens(b.Data)
+		case "audio":
+			n++
 		}
 	}
-	return total
+	return n, imageTokens
 }
