@@ -1,5 +1,7 @@
 package drain
 
+import "math/bits"
+
 // maxTimestampStart is how far into a line a timestamp may start and still
 // count as the line's timestamp: far enough for a short prefix such as a
 // process id ("1234:M "), a syslog priority ("<13>") or the client address of
@@ -108,13 +110,77 @@ func compileShapes(shapes []string) []compiledShape {
 	return out
 }
 
+// A shapeSet is a list of shapes tried in order, with a filter that rules
+// most of them out at once: for a few positions near the start, the shapes
+// that may match each byte there (those that fix no byte at that position,
+// and those that fix this one). The first shape that matches is the one
+// the list gives, so only the shapes the filter keeps need trying.
+type shapeSet struct {
+	shapes []compiledShape
+	probes []shapeProbe
+}
+
+type shapeProbe struct {
+	at    int
+	allow [256]uint16 // allow[c]: bit i, shape i may hold c at at
+}
+
+// probeLimit bounds the positions probed: every timestamp is at least as
+// long (timestampAt rules out shorter words), so every probe is in range.
+const probeLimit = 8
+
+func newShapeSet(layouts []string) shapeSet {
+	set := shapeSet{shapes: compileShapes(layouts)}
+	if len(set.shapes) > 16 {
+		panic("drain: more than 16 timestamp shapes in a set")
+	}
+	for at := 0; at < probeLimit; at++ {
+		p := shapeProbe{at: at}
+		fixes := false
+		for i, s := range set.shapes {
+			c, ok := s.fixedAt(at)
+			fixes = fixes || ok
+			for b := range 256 {
+				if !ok || byte(b) == c {
+					p.allow[b] |= 1 << i
+				}
+			}
+		}
+		if fixes {
+			set.probes = append(set.probes, p)
+		}
+	}
+	return set
+}
+
+// fixedAt returns the byte the shape fixes at position at, if it fixes one.
+func (s *compiledShape) fixedAt(at int) (byte, bool) {
+	for _, f := range s.fixed {
+		if f.at == at {
+			return f.c, true
+		}
+	}
+	return 0, false
+}
+
+// cands returns the shapes of the set that may match the start of b (at
+// least probeLimit bytes long), as bits: bit i for shape i.
+func (set *shapeSet) cands(b []byte) uint16 {
+	cand := uint16(1)<<len(set.shapes) - 1
+	for i := range set.probes {
+		p := &set.probes[i]
+		cand &= p.allow[b[p.at]]
+	}
+	return cand
+}
+
 // Shapes by the class of their first byte, so that a word is tried only
 // against the layouts it could start.
 var (
-	digitShapes     = compileShapes(shapesStarting("d"))
-	monthShapes     = compileShapes(shapesStarting("M"))
-	weekdayShapes   = compileShapes(shapesStarting("W"))
-	lineStartShapes = compileShapes(lineStartLayouts)
+	digitShapes     = newShapeSet(shapesStarting("d"))
+	monthShapes     = newShapeSet(shapesStarting("M"))
+	weekdayShapes   = newShapeSet(shapesStarting("W"))
+	lineStartShapes = newShapeSet(lineStartLayouts)
 )
 
 func shapesStarting(c string) []string {
@@ -129,31 +195,37 @@ func shapesStarting(c string) []string {
 
 // timestampAt returns the length of the timestamp at the start of b, or 0.
 func timestampAt(b []byte, lineStart bool) int {
-	if len(b) < 8 {
+	if len(b) < probeLimit {
 		return 0
 	}
-	var try []compiledShape
+	var try *shapeSet
 	switch c := b[0]; {
 	case c >= '0' && c <= '9':
 		if !isDigitByte(b[1]) {
 			return 0
 		}
-		try = digitShapes
+		try = &digitShapes
 	case c >= 'A' && c <= 'Z':
-		switch {
-		case nameAt(b, months[:]):
-			try = monthShapes
-		case nameAt(b, weekdays[:]):
-			try = weekdayShapes
-		case !lineStart || !isDigitByte(b[1]):
-			return 0
+		switch nameOf(b) {
+		case nameMonth:
+			try = &monthShapes
+		case nameWeekday:
+			try = &weekdayShapes
+		default:
+			if !lineStart || !isDigitByte(b[1]) {
+				return 0
+			}
 		}
 	default:
 		return 0
 	}
-	for i := range try {
-		s := &try[i]
-		if n := s.match(b); n > 0 {
+	if try != nil {
+		for cand := try.cands(b); cand != 0; cand &= cand - 1 {
+			s := &try.shapes[bits.TrailingZeros16(cand)]
+			n := s.match(b)
+			if n == 0 {
+				continue
+			}
 			if s.bare {
 				// A bare date, when a word does not go on after it.
 				if n < len(b) && b[n] != ' ' && b[n] != '\t' && b[n] != ']' {
@@ -167,8 +239,8 @@ func timestampAt(b []byte, lineStart bool) int {
 	if !lineStart {
 		return 0
 	}
-	for i := range lineStartShapes {
-		if n := lineStartShapes[i].match(b); n > 0 {
+	for cand := lineStartShapes.cands(b); cand != 0; cand &= cand - 1 {
+		if n := lineStartShapes.shapes[bits.TrailingZeros16(cand)].match(b); n > 0 {
 			return n + zoneLen(b[n:])
 		}
 	}
@@ -178,16 +250,31 @@ func timestampAt(b []byte, lineStart bool) int {
 	return 0
 }
 
-// nameAt reports whether b starts with one of names (three letters each).
-func nameAt(b []byte, names []string) bool {
-	for _, n := range names {
-		if b[0] == n[0] && b[1] == n[1] && b[2] == n[2] {
-			return true
-		}
+// The kinds of three-letter names nameOf tells apart.
+const (
+	nameNone = iota
+	nameMonth
+	nameWeekday
+)
+
+// nameOf tells whether b starts with a month's or a weekday's abbreviation,
+// as in months and weekdays: b holds at least three bytes.
+func nameOf(b []byte) int {
+	// The names packed as nameOf packs b, in constants: the switch
+	// compiles to a binary search (TestNameOf checks them against months
+	// and weekdays).
+	switch uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 {
+	case 'J' | 'a'<<8 | 'n'<<16, 'F' | 'e'<<8 | 'b'<<16, 'M' | 'a'<<8 | 'r'<<16, 'A' | 'p'<<8 | 'r'<<16, 'M' | 'a'<<8 | 'y'<<16, 'J' | 'u'<<8 | 'n'<<16,
+		'J' | 'u'<<8 | 'l'<<16, 'A' | 'u'<<8 | 'g'<<16, 'S' | 'e'<<8 | 'p'<<16, 'O' | 'c'<<8 | 't'<<16, 'N' | 'o'<<8 | 'v'<<16, 'D' | 'e'<<8 | 'c'<<16:
+		return nameMonth
+	case 'M' | 'o'<<8 | 'n'<<16, 'T' | 'u'<<8 | 'e'<<16, 'W' | 'e'<<8 | 'd'<<16, 'T' | 'h'<<8 | 'u'<<16,
+		'F' | 'r'<<8 | 'i'<<16, 'S' | 'a'<<8 | 't'<<16, 'S' | 'u'<<8 | 'n'<<16:
+		return nameWeekday
 	}
-	return false
+	return nameNone
 }
 
+// months and weekdays are the names nameOf knows.
 var months = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 var weekdays = [...]string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 
@@ -217,31 +304,16 @@ func (s *compiledShape) match(b []byte) int {
 				return 0
 			}
 		case 'M':
-			if !nameIs(b[k.at:k.at+3], months[:]) {
+			if nameOf(b[k.at:]) != nameMonth {
 				return 0
 			}
 		case 'W':
-			if !nameIs(b[k.at:k.at+3], weekdays[:]) {
+			if nameOf(b[k.at:]) != nameWeekday {
 				return 0
 			}
 		}
 	}
 	return s.n
-}
-
-// nameIs reports whether b, three bytes, is one of names (of three bytes
-// each), comparing bytes rather than strings: a string comparison calls
-// the runtime for every name.
-func nameIs(b []byte, names []string) bool {
-	if len(b) != 3 {
-		return false
-	}
-	for _, n := range names {
-		if b[0] == n[0] && b[1] == n[1] && b[2] == n[2] {
-			return true
-		}
-	}
-	return false
 }
 
 // zones are the zone names accepted after a timestamp.
