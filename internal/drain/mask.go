@@ -36,6 +36,9 @@ type tokenizer struct {
 // other text splits at white space. Obvious variables are masked. At most
 // t.max tokens are kept; an Ellipsis token stands for the rest.
 func (t *tokenizer) tokenize(line []byte) []token {
+	if jsonStart(line) >= 0 {
+		return t.tokenizeStamped(line, 0, 0) // a JSON object's time is a member
+	}
 	s, e, ok := Timestamp(line)
 	if !ok {
 		e = 0
@@ -68,8 +71,8 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 		t.words(line[:ks])
 		if ks < s {
 			t.addKV(line[ks:s-1], []byte(Wildcard), true)
-		} else {
-			t.add([]byte(Wildcard), true)
+		} else if !t.full() {
+			t.toks = append(t.toks, token{text: wildcard, masked: true})
 		}
 		if j := jsonStart(line[e:]); j >= 0 {
 			t.json(line[e+j:])
@@ -81,7 +84,7 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 	}
 	if len(t.toks)-t.first > t.max {
 		t.toks = t.toks[:t.first+t.max-1]
-		t.toks = append(t.toks, token{text: []byte(Ellipsis), masked: true})
+		t.toks = append(t.toks, token{text: ellipsis, masked: true})
 	}
 	return t.toks[t.first:]
 }
@@ -105,16 +108,6 @@ func jsonStart(rest []byte) int {
 
 func (t *tokenizer) full() bool { return len(t.toks)-t.first > t.max }
 
-// add appends a token, copying its text into the buffer.
-func (t *tokenizer) add(text []byte, masked bool) {
-	if t.full() {
-		return
-	}
-	start := len(t.buf)
-	t.buf = append(t.buf, text...)
-	t.toks = append(t.toks, token{text: t.buf[start:len(t.buf):len(t.buf)], masked: masked})
-}
-
 // words splits b at white space and adds each word, masked.
 func (t *tokenizer) words(b []byte) {
 	i := 0
@@ -122,24 +115,26 @@ func (t *tokenizer) words(b []byte) {
 		for i < len(b) && isSpace(b[i]) {
 			i++
 		}
-		// One pass finds the word's end and whether it holds a digit: a
-		// word without one, short enough to be kept, is no variable (nor
-		// is the value of a key=value word without one), and is the most
-		// common word of a log.
+		// One pass finds the word's end and counts its classes of bytes
+		// (see wordCounts): a word without a digit, short enough to be
+		// kept, is no variable (nor is the value of a key=value word
+		// without one), and is the most common word of a log.
 		j := i
-		var classes byte
+		var sum uint64
 		for j < len(b) {
-			k := byteClass[b[j]]
-			if k&classSpace != 0 {
+			k := wordCounts[b[j]]
+			if k&countSpace != 0 {
 				break
 			}
-			classes |= k
+			sum += k
 			j++
 		}
 		switch {
 		case j == i:
-		case classes&classDigit == 0 && j-i <= maxTokenLen:
+		case sum&0xff == 0 && j-i <= maxTokenLen:
 			t.literal(b[i:j])
+		case j-i <= maxCounted:
+			t.wordCounted(b[i:j], sum)
 		default:
 			t.word(b[i:j])
 		}
@@ -167,6 +162,8 @@ const (
 	classLetter             // bit 2
 	classSlash
 	classSpace
+	classOpen  // punctuation before a word's core (isOpenPunct)
+	classClose // punctuation after it (isClosePunct)
 )
 
 var byteClass = func() (t [256]byte) {
@@ -183,6 +180,12 @@ var byteClass = func() (t [256]byte) {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f':
 			t[c] = classSpace
 		}
+		if isOpenPunct(byte(c)) {
+			t[c] |= classOpen
+		}
+		if isClosePunct(byte(c)) {
+			t[c] |= classClose
+		}
 	}
 	return t
 }()
@@ -191,6 +194,19 @@ var byteClass = func() (t [256]byte) {
 // its class: digits in the lowest, then hex letters, other letters and
 // slashes.
 var classCounts = func() (t [256]uint32) {
+	for c := range 256 {
+		t[c] = uint32(wordCounts[c] & 0xffffffff)
+	}
+	return t
+}()
+
+// wordCounts is classCounts for a whole word: the same four counts in the
+// low half of a uint64, then a count of '=' (a key=value word), and
+// countSpace for white space, where a word ends. The bytes of punctuation
+// around a word's core (see coreSpan) count in none of the four, so the
+// counts of a word are those of its core. They are exact for a word of up
+// to maxCounted bytes.
+var wordCounts = func() (t [256]uint64) {
 	for c := range 256 {
 		k := byteClass[c]
 		if k&classDigit != 0 {
@@ -205,44 +221,97 @@ var classCounts = func() (t [256]uint32) {
 		if k&classSlash != 0 {
 			t[c] |= 1 << 24
 		}
+		if k&classSpace != 0 {
+			t[c] |= countSpace
+		}
 	}
+	t['='] |= 1 << 32
 	return t
 }()
+
+const (
+	countSpace = 1 << 63
+	maxCounted = 255 // the most a byte of a sum of wordCounts counts
+)
 
 // word adds one word, masking its core or, for key=value, its value.
 func (t *tokenizer) word(w []byte) {
 	if k := keyEnd(w); k > 0 {
-		pre := w[:k+1]
-		v := w[k+1:]
-		if len(v) > 0 && variable(core(v)) {
-			t.maskedWord(pre, false, v)
-			return
-		}
-		t.literal(w)
+		t.keyValue(w, k)
 		return
 	}
-	if variable(core(w)) {
-		t.maskedWord(nil, false, w)
+	if a, b := coreSpan(w); variable(w[a:b]) {
+		t.maskedWord(nil, false, w, a, b)
 		return
 	}
 	t.literal(w)
 }
 
+// wordCounted is word for a word of at most maxCounted bytes whose
+// wordCounts add up to sum.
+func (t *tokenizer) wordCounted(w []byte, sum uint64) {
+	if sum>>32&0xff != 0 {
+		if k := keyEnd(w); k > 0 {
+			t.keyValue(w, k)
+			return
+		}
+	}
+	a, b := coreSpan(w)
+	if !variableCounted(w[a:b], uint32(sum)) {
+		t.literal(w)
+		return
+	}
+	if a == 0 && b == len(w) {
+		// All of it is the variable: the token is the wildcard alone.
+		if !t.full() {
+			t.toks = append(t.toks, token{text: wildcard, masked: true})
+		}
+		return
+	}
+	t.maskedWord(nil, false, w, a, b)
+}
+
+// keyValue adds a key=value word whose '=' is w[k].
+func (t *tokenizer) keyValue(w []byte, k int) {
+	if v := w[k+1:]; len(v) > 0 {
+		if a, b := coreSpan(v); variable(v[a:b]) {
+			t.maskedWord(w[:k+1], false, v, a, b)
+			return
+		}
+	}
+	t.literal(w)
+}
+
+// wildcard and ellipsis are the texts of the tokens Wildcard and Ellipsis
+// alone; tokens are never written to, so they may all share them.
+var (
+	wildcard = []byte(Wildcard)[:len(Wildcard):len(Wildcard)]
+	ellipsis = []byte(Ellipsis)[:len(Ellipsis):len(Ellipsis)]
+)
+
 // maskedWord adds key (which may be empty; eq adds "=" after it) and w
-// with w's core replaced by the wildcard, keeping the punctuation around it.
-func (t *tokenizer) maskedWord(key []byte, eq bool, w []byte) {
+// with w's core, w[a:b] (see coreSpan), replaced by the wildcard, keeping
+// the punctuation around it.
+func (t *tokenizer) maskedWord(key []byte, eq bool, w []byte, a, b int) {
 	if t.full() {
 		return
 	}
-	a, b := coreSpan(w)
 	start := len(t.buf)
-	t.buf = append(t.buf, key...)
+	// Most of the parts are empty, and the rest short: appending nothing
+	// still costs a call.
+	if len(key) > 0 {
+		t.buf = append(t.buf, key...)
+	}
 	if eq {
 		t.buf = append(t.buf, '=')
 	}
-	t.buf = append(t.buf, w[:a]...)
-	t.buf = append(t.buf, Wildcard...)
-	t.buf = append(t.buf, w[b:]...)
+	if a > 0 {
+		t.buf = append(t.buf, w[:a]...)
+	}
+	t.buf = append(t.buf, Wildcard[0], Wildcard[1], Wildcard[2])
+	if b < len(w) {
+		t.buf = append(t.buf, w[b:]...)
+	}
 	t.toks = append(t.toks, token{text: t.buf[start:len(t.buf):len(t.buf)], masked: true})
 }
 
@@ -266,18 +335,13 @@ func keyEnd(w []byte) int {
 // coreSpan returns the span of w without the punctuation around it.
 func coreSpan(w []byte) (int, int) {
 	a, b := 0, len(w)
-	for a < b && isOpenPunct(w[a]) {
+	for a < b && byteClass[w[a]]&classOpen != 0 {
 		a++
 	}
-	for b > a && isClosePunct(w[b-1]) {
+	for b > a && byteClass[w[b-1]]&classClose != 0 {
 		b--
 	}
 	return a, b
-}
-
-func core(w []byte) []byte {
-	a, b := coreSpan(w)
-	return w[a:b]
 }
 
 func isOpenPunct(c byte) bool {
@@ -298,11 +362,18 @@ func variable(c []byte) bool {
 	if len(c) > maxTokenLen {
 		return true
 	}
-	// One sum counts the four classes at once, a byte of the sum each:
-	// no count passes maxTokenLen.
 	var sum uint32
 	for _, ch := range c {
 		sum += classCounts[ch]
+	}
+	return variableCounted(c, sum)
+}
+
+// variableCounted is variable for a core c whose classCounts add up to sum
+// (exactly, one byte of the sum each: c holds at most maxCounted bytes).
+func variableCounted(c []byte, sum uint32) bool {
+	if len(c) > maxTokenLen {
+		return true
 	}
 	digits, hexLetters, letters := int(sum&0xff), int(sum>>8&0xff), int(sum>>16&0xff)
 	slash := sum>>24 != 0
@@ -438,16 +509,18 @@ func (t *tokenizer) member(key, val []byte, quoted, nested bool) {
 		}, key)
 	}
 	if nested || len(val) > maxTokenLen && !(quoted && hasSpace(val)) {
-		t.addKV(key, []byte(Wildcard), true)
+		t.addKV(key, wildcard, true)
 		return
 	}
-	if _, e, ok := Timestamp(val); ok && e == len(val) {
-		t.addKV(key, []byte(Wildcard), true)
-		return
+	if maybeTimestamp(val) {
+		if _, e, ok := Timestamp(val); ok && e == len(val) {
+			t.addKV(key, wildcard, true)
+			return
+		}
 	}
 	if !quoted || !hasSpace(val) {
-		if variable(core(val)) {
-			t.maskedWord(key, true, val)
+		if a, b := coreSpan(val); variable(val[a:b]) {
+			t.maskedWord(key, true, val, a, b)
 			return
 		}
 		t.addKV(key, val, false)
@@ -459,12 +532,26 @@ func (t *tokenizer) member(key, val []byte, quoted, nested bool) {
 		j++
 	}
 	first := val[:j]
-	if variable(core(first)) {
-		t.maskedWord(key, true, first)
+	if a, b := coreSpan(first); variable(first[a:b]) {
+		t.maskedWord(key, true, first, a, b)
 	} else {
 		t.addKV(key, first, false)
 	}
 	t.words(val[j:])
+}
+
+// maybeTimestamp reports whether b may hold a timestamp: one is at least
+// probeLimit bytes long and holds a digit.
+func maybeTimestamp(b []byte) bool {
+	if len(b) < probeLimit {
+		return false
+	}
+	for _, c := range b {
+		if isDigitByte(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // addKV adds the token key=val.
@@ -498,6 +585,10 @@ func skipSpaceJSON(b []byte, i int) int {
 // stringEnd returns the index just past the JSON string that starts at
 // b[i] (a quote), or -1 when it does not end.
 func stringEnd(b []byte, i int) int {
+	// Most strings hold no escape: their end is the next quote.
+	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 && bytes.IndexByte(b[i+1:i+1+q], '\\') < 0 {
+		return i + 1 + q + 1
+	}
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
 		case '\\':
