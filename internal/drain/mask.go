@@ -1,6 +1,9 @@
 package drain
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Wildcard stands for a variable token in a template.
 const Wildcard = "<*>"
@@ -16,8 +19,51 @@ const maxTokenLen = 64
 // or literal bytes; pre and post hold punctuation kept around a masked
 // core, as in "[<*>]".
 type token struct {
-	text   []byte // the token as it shows in a template
-	masked bool   // the token's core is a variable
+	text []byte // the token as it shows in a template
+	// sig is the text's signature (see sigOf), with sigMasked set when
+	// the token's core is a variable.
+	sig uint64
+}
+
+func (t *token) masked() bool { return t.sig&sigMasked != 0 }
+
+// sigMasked is the bit of a signature that marks a variable; the miner
+// marks the wildcards of a template by it.
+const sigMasked = 1 << 63
+
+// sigOf returns a text's signature: its length (up to 127) in bits 56 to
+// 62, and its first seven bytes below. Two texts of up to seven bytes are
+// equal when their signatures are; longer ones can be equal only when their
+// signatures are (see sameText). The miner compares tokens by them.
+func sigOf(b []byte) uint64 {
+	var v uint64
+	for i := range min(len(b), 7) {
+		v |= uint64(b[i]) << (8 * i)
+	}
+	return v | uint64(min(len(b), 127))<<56
+}
+
+// sigIn returns sigOf(b[i:j]).
+func sigIn(b []byte, i, j int) uint64 {
+	if i+8 <= len(b) && j-i <= 127 {
+		return sig8(b, i, j-i)
+	}
+	return sigOf(b[i:j])
+}
+
+// sig8 returns sigOf(b[i:i+n]), reading the eight bytes from b[i] at once:
+// b holds them, and n is at most 127.
+func sig8(b []byte, i, n int) uint64 {
+	return binary.LittleEndian.Uint64(b[i:])&sigMasks[min(uint(n), 7)] | uint64(n)<<56
+}
+
+// sigMasks[n] keeps the lowest n bytes of a uint64.
+var sigMasks = [8]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
+
+// sameText reports whether a token's text, of signature sig, is t, of
+// signature tsig; sigMasked is no part of the text.
+func sameText(text []byte, sig uint64, t string, tsig uint64) bool {
+	return (sig^tsig)<<1 == 0 && (tsig>>56&0x7f < 8 || string(text) == t)
 }
 
 // tokenizer splits lines into masked tokens, reusing its buffers.
@@ -72,7 +118,7 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 		if ks < s {
 			t.addKV(line[ks:s-1], []byte(Wildcard), true)
 		} else if !t.full() {
-			t.toks = append(t.toks, token{text: wildcard, masked: true})
+			t.toks = append(t.toks, token{text: wildcard, sig: wildcardSig | sigMasked})
 		}
 		if j := jsonStart(line[e:]); j >= 0 {
 			t.json(line[e+j:])
@@ -84,7 +130,7 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 	}
 	if len(t.toks)-t.first > t.max {
 		t.toks = t.toks[:t.first+t.max-1]
-		t.toks = append(t.toks, token{text: ellipsis, masked: true})
+		t.toks = append(t.toks, token{text: ellipsis, sig: ellipsisSig | sigMasked})
 	}
 	return t.toks[t.first:]
 }
@@ -107,6 +153,21 @@ func jsonStart(rest []byte) int {
 }
 
 func (t *tokenizer) full() bool { return len(t.toks)-t.first > t.max }
+
+// bufToken appends the token whose text the buffer holds from start on.
+func (t *tokenizer) bufToken(start int, masked bool) {
+	end := len(t.buf)
+	var sig uint64
+	if b := t.buf[:cap(t.buf)]; start+8 <= len(b) && end-start <= 127 {
+		sig = sig8(b, start, end-start)
+	} else {
+		sig = sigOf(t.buf[start:end])
+	}
+	if masked {
+		sig |= sigMasked
+	}
+	t.toks = append(t.toks, token{text: t.buf[start:end:end], sig: sig})
+}
 
 // words splits b at white space and adds each word, masked.
 func (t *tokenizer) words(b []byte) {
@@ -132,9 +193,17 @@ func (t *tokenizer) words(b []byte) {
 		switch {
 		case j == i:
 		case sum&0xff == 0 && j-i <= maxTokenLen:
-			t.literal(b[i:j])
+			// A literal (the loop checks that t is not full), as
+			// literalIn adds it, inlined.
+			sig := uint64(0)
+			if i+8 <= len(b) {
+				sig = sig8(b, i, j-i)
+			} else {
+				sig = sigOf(b[i:j])
+			}
+			t.toks = append(t.toks, token{text: b[i:j:j], sig: sig})
 		case j-i <= maxCounted:
-			t.wordCounted(b[i:j], sum)
+			t.wordCounted(b, i, j, sum)
 		default:
 			t.word(b[i:j])
 		}
@@ -148,7 +217,15 @@ func (t *tokenizer) literal(w []byte) {
 	if t.full() {
 		return
 	}
-	t.toks = append(t.toks, token{text: w[:len(w):len(w)]})
+	t.toks = append(t.toks, token{text: w[:len(w):len(w)], sig: sigOf(w)})
+}
+
+// literalIn is literal for the word b[i:j].
+func (t *tokenizer) literalIn(b []byte, i, j int) {
+	if t.full() {
+		return
+	}
+	t.toks = append(t.toks, token{text: b[i:j:j], sig: sigIn(b, i, j)})
 }
 
 func isSpace(c byte) bool { return byteClass[c]&classSpace != 0 }
@@ -247,9 +324,10 @@ func (t *tokenizer) word(w []byte) {
 	t.literal(w)
 }
 
-// wordCounted is word for a word of at most maxCounted bytes whose
-// wordCounts add up to sum.
-func (t *tokenizer) wordCounted(w []byte, sum uint64) {
+// wordCounted is word for the word line[i:j], of at most maxCounted
+// bytes, whose wordCounts add up to sum.
+func (t *tokenizer) wordCounted(line []byte, i, j int, sum uint64) {
+	w := line[i:j]
 	if sum>>32&0xff != 0 {
 		if k := keyEnd(w); k > 0 {
 			t.keyValue(w, k)
@@ -258,13 +336,13 @@ func (t *tokenizer) wordCounted(w []byte, sum uint64) {
 	}
 	a, b := coreSpan(w)
 	if !variableCounted(w[a:b], uint32(sum)) {
-		t.literal(w)
+		t.literalIn(line, i, j)
 		return
 	}
 	if a == 0 && b == len(w) {
 		// All of it is the variable: the token is the wildcard alone.
 		if !t.full() {
-			t.toks = append(t.toks, token{text: wildcard, masked: true})
+			t.toks = append(t.toks, token{text: wildcard, sig: wildcardSig | sigMasked})
 		}
 		return
 	}
@@ -285,8 +363,10 @@ func (t *tokenizer) keyValue(w []byte, k int) {
 // wildcard and ellipsis are the texts of the tokens Wildcard and Ellipsis
 // alone; tokens are never written to, so they may all share them.
 var (
-	wildcard = []byte(Wildcard)[:len(Wildcard):len(Wildcard)]
-	ellipsis = []byte(Ellipsis)[:len(Ellipsis):len(Ellipsis)]
+	wildcard    = []byte(Wildcard)[:len(Wildcard):len(Wildcard)]
+	ellipsis    = []byte(Ellipsis)[:len(Ellipsis):len(Ellipsis)]
+	wildcardSig = sigOf(wildcard)
+	ellipsisSig = sigOf(ellipsis)
 )
 
 // maskedWord adds key (which may be empty; eq adds "=" after it) and w
@@ -312,7 +392,7 @@ func (t *tokenizer) maskedWord(key []byte, eq bool, w []byte, a, b int) {
 	if b < len(w) {
 		t.buf = append(t.buf, w[b:]...)
 	}
-	t.toks = append(t.toks, token{text: t.buf[start:len(t.buf):len(t.buf)], masked: true})
+	t.bufToken(start, true)
 }
 
 // keyEnd returns the index of the '=' of a key=value word whose key is a
@@ -563,7 +643,7 @@ func (t *tokenizer) addKV(key, val []byte, masked bool) {
 	t.buf = append(t.buf, key...)
 	t.buf = append(t.buf, '=')
 	t.buf = append(t.buf, val...)
-	t.toks = append(t.toks, token{text: t.buf[start:len(t.buf):len(t.buf)], masked: masked})
+	t.bufToken(start, masked)
 }
 
 func hasSpace(b []byte) bool {

@@ -1,7 +1,9 @@
 package drain
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -148,4 +150,308 @@ func FuzzTimestamp(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkTimestamp(t, line) })
+}
+
+// refTok is a token as refTokenize makes it.
+type refTok struct {
+	text   string
+	masked bool
+}
+
+// refTokenize splits a line as the tokenizer does, the plain way: a word
+// at a time, counting its bytes' classes with comparisons, copying every
+// token, reading every JSON string byte by byte.
+func refTokenize(line []byte, maxTokens int) []refTok {
+	r := &refTokenizer{max: maxTokens}
+	s, e, ok := refTimestamp(line)
+	switch {
+	case jsonStart(line) >= 0:
+		r.json(line[jsonStart(line):])
+	case ok:
+		ks := s
+		if s > 0 && line[s-1] == '=' {
+			for ks > 0 && !refSpace(line[ks-1]) {
+				ks--
+			}
+		}
+		r.words(line[:ks])
+		if ks < s {
+			r.add(string(line[ks:s-1])+"="+Wildcard, true)
+		} else {
+			r.add(Wildcard, true)
+		}
+		if j := jsonStart(line[e:]); j >= 0 {
+			r.json(line[e+j:])
+		} else {
+			r.words(line[e:])
+		}
+	default:
+		r.words(line)
+	}
+	if len(r.toks) > r.max {
+		r.toks = append(r.toks[:r.max-1], refTok{Ellipsis, true})
+	}
+	return r.toks
+}
+
+type refTokenizer struct {
+	toks []refTok
+	max  int
+}
+
+func (r *refTokenizer) add(text string, masked bool) {
+	if len(r.toks) <= r.max {
+		r.toks = append(r.toks, refTok{text, masked})
+	}
+}
+
+func refSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' }
+
+func refDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func refHex(c byte) bool    { return c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+func refLetter(c byte) bool { return !refHex(c) && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80) }
+
+func (r *refTokenizer) words(b []byte) {
+	for _, w := range bytes.FieldsFunc(b, func(c rune) bool { return c < 0x80 && refSpace(byte(c)) }) {
+		if len(r.toks) > r.max {
+			return
+		}
+		r.word(w)
+	}
+}
+
+func (r *refTokenizer) word(w []byte) {
+	if k := keyEnd(w); k > 0 {
+		if v := w[k+1:]; len(v) > 0 && refVariable(refCore(v)) {
+			r.masked(string(w[:k+1]), v)
+			return
+		}
+		r.add(string(w), false)
+		return
+	}
+	if refVariable(refCore(w)) {
+		r.masked("", w)
+		return
+	}
+	r.add(string(w), false)
+}
+
+// masked adds pre and w with w's core replaced by the wildcard.
+func (r *refTokenizer) masked(pre string, w []byte) {
+	c := refCore(w)
+	a := bytes.Index(w, c)
+	if len(c) == 0 {
+		a = len(w) - len(bytes.TrimLeftFunc(w, func(c rune) bool { return c < 0x80 && isOpenPunct(byte(c)) }))
+	}
+	r.add(pre+string(w[:a])+Wildcard+string(w[a+len(c):]), true)
+}
+
+func refCore(w []byte) []byte {
+	w = bytes.TrimLeftFunc(w, func(c rune) bool { return c < 0x80 && isOpenPunct(byte(c)) })
+	for len(w) > 0 && isClosePunct(w[len(w)-1]) {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+func refVariable(c []byte) bool {
+	if len(c) > maxTokenLen {
+		return true
+	}
+	digits, hexLetters, letters, slash := 0, 0, 0, false
+	for _, ch := range c {
+		switch {
+		case refDigit(ch):
+			digits++
+		case refHex(ch):
+			hexLetters++
+		case refLetter(ch):
+			letters++
+		case ch == '/':
+			slash = true
+		}
+	}
+	switch {
+	case digits == 0:
+		return false
+	case slash:
+		return !protocolVersion(c)
+	case letters == 0:
+		return hexLetters == 0 || digits+hexLetters >= 4 || hasPrefix0x(c)
+	case hasPrefix0x(c):
+		return true
+	}
+	unit := bytes.TrimLeftFunc(c, func(r rune) bool { return r < 0x80 && (refDigit(byte(r)) || strings.ContainsRune(".,-+", r)) })
+	if len(unit) < len(c) && len(unit) <= 3 && allLetters(unit) {
+		return true
+	}
+	return digits >= letters+hexLetters
+}
+
+func refStringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+func (r *refTokenizer) json(b []byte) {
+	i := 1
+	for len(r.toks) <= r.max {
+		i = skipSpaceJSON(b, i)
+		switch {
+		case i >= len(b):
+			return
+		case b[i] == '}':
+			r.words(b[i+1:])
+			return
+		case b[i] == ',':
+			i++
+			continue
+		case b[i] != '"':
+			r.words(b[i:])
+			return
+		}
+		ke := refStringEnd(b, i)
+		if ke < 0 {
+			r.words(b[i:])
+			return
+		}
+		key := b[i+1 : ke-1]
+		i = skipSpaceJSON(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			r.words(b[i:])
+			return
+		}
+		i = skipSpaceJSON(b, i+1)
+		if i >= len(b) {
+			return
+		}
+		var val []byte
+		quoted, nested := false, false
+		switch b[i] {
+		case '"':
+			e := refStringEnd(b, i)
+			if e < 0 {
+				r.words(b[i:])
+				return
+			}
+			val, quoted, i = b[i+1:e-1], true, e
+		case '{', '[':
+			e := nestedEnd(b, i)
+			val, nested, i = b[i:e], true, e
+		default:
+			e := i
+			for e < len(b) && b[e] != ',' && b[e] != '}' && !refSpace(b[e]) {
+				e++
+			}
+			val, i = b[i:e], e
+		}
+		r.member(key, val, quoted, nested)
+	}
+}
+
+func (r *refTokenizer) member(key, val []byte, quoted, nested bool) {
+	isSpace := func(c rune) bool { return c < 0x80 && refSpace(byte(c)) }
+	k := string(key)
+	if bytes.ContainsFunc(key, isSpace) {
+		// Spaces become '_' (and bytes that are no UTF-8, U+FFFD).
+		k = string(bytes.Map(func(c rune) rune {
+			if isSpace(c) {
+				return '_'
+			}
+			return c
+		}, key))
+	}
+	spaced := bytes.ContainsFunc(val, isSpace)
+	if nested || len(val) > maxTokenLen && !(quoted && spaced) {
+		r.add(k+"="+Wildcard, true)
+		return
+	}
+	if _, e, ok := refTimestamp(val); ok && e == len(val) {
+		r.add(k+"="+Wildcard, true)
+		return
+	}
+	first, rest := val, []byte(nil)
+	if quoted && spaced {
+		j := bytes.IndexFunc(val, isSpace)
+		first, rest = val[:j], val[j:]
+	}
+	if refVariable(refCore(first)) {
+		r.masked(k+"=", first)
+	} else {
+		r.add(k+"="+string(first), false)
+	}
+	if rest != nil {
+		r.words(rest)
+	}
+}
+
+// checkTokenize compares the tokenizer's tokens for a line with
+// refTokenize's, and each token's signature with its text.
+func checkTokenize(t *testing.T, line []byte, maxTokens int) {
+	t.Helper()
+	tk := tokenizer{max: maxTokens}
+	got := tk.tokenize(line)
+	want := refTokenize(line, maxTokens)
+	same := len(got) == len(want)
+	for i := 0; same && i < len(got); i++ {
+		same = string(got[i].text) == want[i].text && got[i].masked() == want[i].masked
+		if s := sigOf(got[i].text); got[i].sig&^sigMasked != s {
+			t.Fatalf("line %q, token %q: signature %x, want %x", line, got[i].text, got[i].sig&^sigMasked, s)
+		}
+	}
+	// The miner compares tokens by sameText: it must tell them apart as
+	// their texts do.
+	for i := range min(len(got), 8) {
+		for j := range i {
+			a, b := got[i], got[j]
+			if sameText(a.text, a.sig, string(b.text), b.sig) != bytes.Equal(a.text, b.text) {
+				t.Fatalf("line %q: sameText(%q, %q) is wrong", line, a.text, b.text)
+			}
+		}
+	}
+	if !same {
+		var g []refTok
+		for _, tok := range got {
+			g = append(g, refTok{string(tok.text), tok.masked()})
+		}
+		t.Fatalf("line %q:\n got %v\nwant %v", line, g, want)
+	}
+}
+
+// TestTokenizeReference compares the tokenizer with refTokenize on every
+// line of the real logs.
+func TestTokenizeReference(t *testing.T) {
+	for _, l := range fixtureLines(t, 1<<30) {
+		checkTokenize(t, l, 64)
+	}
+}
+
+// FuzzTokenize compares the tokenizer with refTokenize on arbitrary lines,
+// and sameText with a comparison of the texts.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{
+		"2024-05-01T12:00:00Z INFO served /api in 12ms", "conn from 10.0.0.1:5432 id=0x7f3a uuid 123e4567-e89b-12d3-a456-426614174000",
+		`"GET /users/42 HTTP/1.1" 404 153`, "pid [1234] took 3.5s, 40% done.", "user42 utf8 sha deadbeefcafe1234",
+		"count=12 level=WARN path=/var/lib/x", "time=2024-05-01T12:00:00.000Z level=INFO msg=hi",
+		`{"time":"2024-05-01T12:00:00Z","level":"INFO","msg":"walked dir","files":12,"attrs":{"a":1}}`,
+		`{"level":"error","msg":"open /data/7/x: no such file", "a b":"x\"y 2024-05-01 12:00:00"}`,
+		`2024-05-01 12:00:00 {"k": "v"} tail`, "((((12))))", "[<*>] <*> … x=", "\xff\xfe 12:00:00 \u00e9t\u00e9 42",
+		strings.Repeat("a1", 70) + " " + strings.Repeat("=", 300) + "1", "a b c d e f g h i j k",
+	} {
+		f.Add([]byte(s), []byte("2024-05-01 12:00:00 ERROR boom 42"))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		checkTokenize(t, a, 64)
+		checkTokenize(t, a, 5)
+		if got := sameText(a, sigOf(a), string(b), sigOf(b)); got != bytes.Equal(a, b) {
+			t.Fatalf("sameText(%q, %q) = %v", a, b, got)
+		}
+	})
 }
