@@ -205,11 +205,15 @@ func (r *refTokenizer) add(text string, masked bool) {
 	}
 }
 
-func refSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' }
+func refSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
 
-func refDigit(c byte) bool  { return c >= '0' && c <= '9' }
-func refHex(c byte) bool    { return c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-func refLetter(c byte) bool { return !refHex(c) && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80) }
+func refDigit(c byte) bool { return c >= '0' && c <= '9' }
+func refHex(c byte) bool   { return c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+func refLetter(c byte) bool {
+	return !refHex(c) && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80)
+}
 
 func (r *refTokenizer) words(b []byte) {
 	for _, w := range bytes.FieldsFunc(b, func(c rune) bool { return c < 0x80 && refSpace(byte(c)) }) {
