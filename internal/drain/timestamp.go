@@ -24,6 +24,9 @@ func Timestamp(line []byte) (start, end int, ok bool) {
 		if i > 0 && !opensWord[line[i-1]] {
 			continue // only at the start of a word
 		}
+		if c := line[i]; c-'0' > 9 && c-'A' > 'Z'-'A' {
+			continue // timestampAt would rule it out at once
+		}
 		if n := timestampAt(line[i:], i == 0); n > 0 {
 			s, e := i, i+n
 			if s > 0 && line[s-1] == '[' && e < len(line) && line[e] == ']' {
@@ -70,12 +73,13 @@ var lineStartLayouts = []string{
 }
 
 // A shape is compiled into the bytes it fixes (separators, which rule out
-// most words at once, so they are checked first) and the classes of the
-// others: its positions are fixed, as a name takes three bytes.
+// most words at once, so they are checked first), the classes of others and
+// the names: its positions are fixed, as a name takes three bytes.
 type compiledShape struct {
 	n       int         // the length a match has
 	fixed   []shapeByte // positions that must hold one byte
-	classes []shapeByte // positions of a class ('d', 'D', 'L', 'M', 'W')
+	classes []shapeByte // positions of a class ('d', 'D', 'L'): c holds its tsClass bits
+	names   []shapeByte // positions of a name: c is 'M' or 'W'
 	bare    bool        // a bare date, "dddd-dd-dd"
 }
 
@@ -84,15 +88,40 @@ type shapeByte struct {
 	c  byte
 }
 
+// tsClass holds the classes of bytes a shape's 'd', 'D' and 'L' stand for,
+// as bits.
+var tsClass = func() (t [256]byte) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = tsDigit
+	}
+	t[' '] = tsSpace
+	for _, c := range "IWEF" {
+		t[c] = tsGlog
+	}
+	return t
+}()
+
+const (
+	tsDigit = 1 << iota
+	tsSpace
+	tsGlog // the level letters of glog
+)
+
 func compileShape(shape string) compiledShape {
 	cs := compiledShape{bare: shape == "dddd-dd-dd"}
 	for k := 0; k < len(shape); k++ {
 		switch c := shape[k]; c {
-		case 'd', 'D', 'L':
-			cs.classes = append(cs.classes, shapeByte{cs.n, c})
+		case 'd':
+			cs.classes = append(cs.classes, shapeByte{cs.n, tsDigit})
+			cs.n++
+		case 'D':
+			cs.classes = append(cs.classes, shapeByte{cs.n, tsDigit | tsSpace})
+			cs.n++
+		case 'L':
+			cs.classes = append(cs.classes, shapeByte{cs.n, tsGlog})
 			cs.n++
 		case 'M', 'W':
-			cs.classes = append(cs.classes, shapeByte{cs.n, c})
+			cs.names = append(cs.names, shapeByte{cs.n, c})
 			cs.n += 3
 		default:
 			cs.fixed = append(cs.fixed, shapeByte{cs.n, c})
@@ -289,28 +318,17 @@ func (s *compiledShape) match(b []byte) int {
 		}
 	}
 	for _, k := range s.classes {
-		c := b[k.at]
-		switch k.c {
-		case 'd':
-			if c < '0' || c > '9' {
-				return 0
-			}
-		case 'D':
-			if c != ' ' && (c < '0' || c > '9') {
-				return 0
-			}
-		case 'L':
-			if c != 'I' && c != 'W' && c != 'E' && c != 'F' {
-				return 0
-			}
-		case 'M':
-			if nameOf(b[k.at:]) != nameMonth {
-				return 0
-			}
-		case 'W':
-			if nameOf(b[k.at:]) != nameWeekday {
-				return 0
-			}
+		if tsClass[b[k.at]]&k.c == 0 {
+			return 0
+		}
+	}
+	for _, k := range s.names {
+		want := nameMonth
+		if k.c == 'W' {
+			want = nameWeekday
+		}
+		if nameOf(b[k.at:]) != want {
+			return 0
 		}
 	}
 	return s.n
