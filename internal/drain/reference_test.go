@@ -459,3 +459,32 @@ func FuzzTokenize(f *testing.F) {
 		}
 	})
 }
+
+// TestDigitBits checks digitBits for every two bytes side by side, in
+// every position of a uint64: a carry from one byte into the next would
+// show.
+func TestDigitBits(t *testing.T) {
+	for a := range 256 {
+		for b := range 256 {
+			var x uint64
+			for k := range 8 {
+				c := uint64(a)
+				if k%2 == 1 {
+					c = uint64(b)
+				}
+				x |= c << (8 * k)
+			}
+			got := digitBits(x)
+			for k := range 8 {
+				c := byte(x >> (8 * k))
+				want := uint64(0)
+				if c >= '0' && c <= '9' {
+					want = 0x80
+				}
+				if g := got >> (8 * k) & 0xff; g != want {
+					t.Fatalf("digitBits(%#x): byte %d (%#x) gives %#x, want %#x", x, k, c, g, want)
+				}
+			}
+		}
+	}
+}

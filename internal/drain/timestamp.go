@@ -1,6 +1,9 @@
 package drain
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // maxTimestampStart is how far into a line a timestamp may start and still
 // count as the line's timestamp: far enough for a short prefix such as a
@@ -19,21 +22,20 @@ const maxTimestampStart = 48
 // time of day and epoch seconds or milliseconds, each with an optional
 // fraction and zone.
 func Timestamp(line []byte) (start, end int, ok bool) {
-	limit := min(len(line), maxTimestampStart)
-	for i := 0; i < limit; i++ {
-		if i > 0 && !opensWord[line[i-1]] {
-			continue // only at the start of a word
-		}
-		if c := line[i]; c-'0' > 9 && c-'A' > 'Z'-'A' {
-			continue // timestampAt would rule it out at once
-		}
-		if n := timestampAt(line[i:], i == 0); n > 0 {
-			s, e := i, i+n
-			if s > 0 && line[s-1] == '[' && e < len(line) && line[e] == ']' {
-				s, e = s-1, e+1
+	opens := true // a timestamp may start at line[i]: the start of a word
+	for i, c := range line[:min(len(line), maxTimestampStart)] {
+		// A byte other than a digit or a capital is ruled out by
+		// timestampAt at once.
+		if opens && (c-'0' <= 9 || c-'A' <= 'Z'-'A') {
+			if n := timestampAt(line[i:], i == 0); n > 0 {
+				s, e := i, i+n
+				if s > 0 && line[s-1] == '[' && e < len(line) && line[e] == ']' {
+					s, e = s-1, e+1
+				}
+				return s, e, true
 			}
-			return s, e, true
 		}
+		opens = opensWord[c]
 	}
 	return 0, 0, false
 }
@@ -76,11 +78,15 @@ var lineStartLayouts = []string{
 // most words at once, so they are checked first), the classes of others and
 // the names: its positions are fixed, as a name takes three bytes.
 type compiledShape struct {
-	n       int         // the length a match has
-	fixed   []shapeByte // positions that must hold one byte
-	classes []shapeByte // positions of a class ('d', 'D', 'L'): c holds its tsClass bits
-	names   []shapeByte // positions of a name: c is 'M' or 'W'
-	bare    bool        // a bare date, "dddd-dd-dd"
+	n     int         // the length a match has
+	fixed []shapeByte // positions that must hold one byte
+	// The fixed bytes and the digits ('d') again, eight positions to a
+	// word as binary.LittleEndian reads them: a match's word x holds
+	// x&fixMask == fixVal, and digits where digit has high bits.
+	fixMask, fixVal, digit []uint64
+	classes                []shapeByte // positions of 'D' and 'L': c holds their tsClass bits
+	names                  []shapeByte // positions of a name: c is 'M' or 'W'
+	bare                   bool        // a bare date, "dddd-dd-dd"
 }
 
 type shapeByte struct {
@@ -109,10 +115,11 @@ const (
 
 func compileShape(shape string) compiledShape {
 	cs := compiledShape{bare: shape == "dddd-dd-dd"}
+	var digits []int
 	for k := 0; k < len(shape); k++ {
 		switch c := shape[k]; c {
 		case 'd':
-			cs.classes = append(cs.classes, shapeByte{cs.n, tsDigit})
+			digits = append(digits, cs.n)
 			cs.n++
 		case 'D':
 			cs.classes = append(cs.classes, shapeByte{cs.n, tsDigit | tsSpace})
@@ -127,6 +134,15 @@ func compileShape(shape string) compiledShape {
 			cs.fixed = append(cs.fixed, shapeByte{cs.n, c})
 			cs.n++
 		}
+	}
+	words := (cs.n + 7) / 8
+	cs.fixMask, cs.fixVal, cs.digit = make([]uint64, words), make([]uint64, words), make([]uint64, words)
+	for _, f := range cs.fixed {
+		cs.fixMask[f.at/8] |= 0xff << (8 * (f.at % 8))
+		cs.fixVal[f.at/8] |= uint64(f.c) << (8 * (f.at % 8))
+	}
+	for _, at := range digits {
+		cs.digit[at/8] |= 0x80 << (8 * (at % 8))
 	}
 	return cs
 }
@@ -286,6 +302,16 @@ const (
 	nameWeekday
 )
 
+// digitBits returns the high bit of each of the eight bytes of x that is a
+// digit. No carry crosses from a byte to the next: each sum adds less than
+// 0x80 to seven bits.
+func digitBits(x uint64) uint64 {
+	const low7, high1, ones = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080, 0x0101010101010101
+	l := x & low7
+	// l+(0x80-c) has its high bit set when l >= c.
+	return (l + ones*(0x80-'0')) &^ (l + ones*(0x80-'9'-1)) &^ x & high1
+}
+
 // nameOf tells whether b starts with a month's or a weekday's abbreviation,
 // as in months and weekdays: b holds at least three bytes.
 func nameOf(b []byte) int {
@@ -312,8 +338,16 @@ func (s *compiledShape) match(b []byte) int {
 	if len(b) < s.n {
 		return 0
 	}
-	for _, f := range s.fixed {
-		if b[f.at] != f.c {
+	for k := range s.digit {
+		var x uint64
+		if w := b[8*k:]; len(w) >= 8 {
+			x = binary.LittleEndian.Uint64(w)
+		} else {
+			for i, c := range w {
+				x |= uint64(c) << (8 * i)
+			}
+		}
+		if x&s.fixMask[k] != s.fixVal[k] || digitBits(x)&s.digit[k] != s.digit[k] {
 			return 0
 		}
 	}
