@@ -188,7 +188,7 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 			if l == sevNone || colonWords[string(w)] {
 				return levelHit{}
 			}
-			return levelHit{level: l, spell: logQuoteRE(string(tok[:k+1]))}
+			return levelHit{level: l, spell: spellOr(levelSpells().bracket, tok[:k+1], func() string { return logQuoteRE(string(tok[:k+1])) })}
 		}
 		return levelHit{}
 	}
@@ -223,7 +223,7 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 			return levelHit{}
 		}
 	}
-	return levelHit{level: l, spell: `\b` + string(w) + `\b`}
+	return levelHit{level: l, spell: spellOr(levelSpells().word, w, func() string { return `\b` + string(w) + `\b` })}
 }
 
 // keywordIn finds the first term of line, in the error vocabulary
@@ -244,7 +244,7 @@ func keywordIn(line []byte) levelHit {
 	return levelHit{level: l, spell: rank.TermPattern(line[s:e])}
 }
 
-var jsonLevelKeys = [][]byte{[]byte(`"level":`), []byte(`"lvl":`), []byte(`"severity":`), []byte(`"log.level":`), []byte(`"levelname":`), []byte(`"loglevel":`)}
+var jsonLevelKeys = [...][]byte{[]byte(`"level":`), []byte(`"lvl":`), []byte(`"severity":`), []byte(`"log.level":`), []byte(`"levelname":`), []byte(`"loglevel":`)}
 
 // jsonLevel finds the level of a JSON-lines log line: a string such as
 // "error", or a number as bunyan and pino write them (50 is an error).
@@ -253,7 +253,7 @@ func jsonLevel(line []byte) levelHit {
 	if len(head) > 2048 {
 		head = head[:2048]
 	}
-	for _, key := range jsonLevelKeys {
+	for n, key := range jsonLevelKeys {
 		i := bytes.Index(head, key)
 		if i < 0 {
 			continue
@@ -269,7 +269,9 @@ func jsonLevel(line []byte) levelHit {
 			}
 			w := v[1 : 1+e]
 			l := levelWord(w)
-			return levelHit{level: l, spell: logQuoteRE(string(head[i:i+len(key)])) + ` ?"` + logQuoteRE(string(w)) + `"`}
+			return levelHit{level: l, spell: spellOr(levelSpells().json[n], w, func() string {
+				return logQuoteRE(string(head[i:i+len(key)])) + ` ?"` + logQuoteRE(string(w)) + `"`
+			})}
 		}
 		n := 0
 		k := 0
@@ -294,7 +296,7 @@ func jsonLevel(line []byte) levelHit {
 	return levelHit{}
 }
 
-var kvLevelKeys = [][]byte{[]byte("level="), []byte("lvl="), []byte("severity=")}
+var kvLevelKeys = [3][]byte{[]byte("level="), []byte("lvl="), []byte("severity=")}
 
 // keyValueLevel finds a logfmt level: level=error.
 func keyValueLevel(line []byte) levelHit {
@@ -302,11 +304,27 @@ func keyValueLevel(line []byte) levelHit {
 	if len(head) > 512 {
 		head = head[:512]
 	}
-	if bytes.IndexByte(head, '=') < 0 {
-		return levelHit{}
+	// Where each key first occurs: it ends at one of the line's few '='.
+	var first [len(kvLevelKeys)]int
+	found := 0
+	for i := range first {
+		first[i] = -1
 	}
-	for _, key := range kvLevelKeys {
-		i := bytes.Index(head, key)
+	for p := bytes.IndexByte(head, '='); p >= 0 && found < len(kvLevelKeys); {
+		for n, key := range kvLevelKeys {
+			if s := p + 1 - len(key); first[n] < 0 && s >= 0 && bytes.Equal(head[s:p+1], key) {
+				first[n] = s
+				found++
+			}
+		}
+		next := bytes.IndexByte(head[p+1:], '=')
+		if next < 0 {
+			break
+		}
+		p += 1 + next
+	}
+	for n, key := range kvLevelKeys {
+		i := first[n]
 		if i < 0 || (i > 0 && head[i-1] != ' ' && head[i-1] != '\t') {
 			continue
 		}
@@ -323,10 +341,16 @@ func keyValueLevel(line []byte) levelHit {
 		if l == sevNone {
 			return levelHit{}
 		}
-		spell := string(key) + string(v[:k]) + `\b`
+		written := head[i : i+len(key)+k] // key=value
 		if q {
-			spell = string(key) + `"` + string(v[:k]) + `"`
+			written = head[i : i+len(key)+1+k] // key="value
 		}
+		spell := spellOr(levelSpells().kv, written, func() string {
+			if q {
+				return string(key) + `"` + string(v[:k]) + `"`
+			}
+			return string(key) + string(v[:k]) + `\b`
+		})
 		return levelHit{level: l, spell: spell}
 	}
 	return levelHit{}
