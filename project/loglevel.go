@@ -298,6 +298,14 @@ func jsonLevel(line []byte) levelHit {
 
 var kvLevelKeys = [3][]byte{[]byte("level="), []byte("lvl="), []byte("severity=")}
 
+// kvKeyEnds holds the bytes before the '=' of kvLevelKeys.
+var kvKeyEnds = func() (t [256]bool) {
+	for _, k := range kvLevelKeys {
+		t[k[len(k)-2]] = true
+	}
+	return t
+}()
+
 // keyValueLevel finds a logfmt level: level=error.
 func keyValueLevel(line []byte) levelHit {
 	head := line
@@ -311,10 +319,13 @@ func keyValueLevel(line []byte) levelHit {
 		first[i] = -1
 	}
 	for p := bytes.IndexByte(head, '='); p >= 0 && found < len(kvLevelKeys); {
-		for n, key := range kvLevelKeys {
-			if s := p + 1 - len(key); first[n] < 0 && s >= 0 && bytes.Equal(head[s:p+1], key) {
-				first[n] = s
-				found++
+		if kvKeyEnds[head[max(p-1, 0)]] { // most '=' follow no key's end
+
+			for n, key := range kvLevelKeys {
+				if s := p + 1 - len(key); first[n] < 0 && s >= 0 && bytes.Equal(head[s:p+1], key) {
+					first[n] = s
+					found++
+				}
 			}
 		}
 		next := bytes.IndexByte(head[p+1:], '=')
