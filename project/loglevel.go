@@ -298,12 +298,15 @@ func jsonLevel(line []byte) levelHit {
 
 var kvLevelKeys = [3][]byte{[]byte("level="), []byte("lvl="), []byte("severity=")}
 
-// kvKeyEnds holds the bytes before the '=' of kvLevelKeys.
-var kvKeyEnds = func() (t [256]bool) {
-	for _, k := range kvLevelKeys {
-		t[k[len(k)-2]] = true
+// kvKeyV holds where the one 'v' of each of kvLevelKeys is.
+var kvKeyV = func() (at [len(kvLevelKeys)]int) {
+	for n, k := range kvLevelKeys {
+		if bytes.Count(k, []byte("v")) != 1 {
+			panic("project: a key of kvLevelKeys holds no 'v' or more than one")
+		}
+		at[n] = bytes.IndexByte(k, 'v')
 	}
-	return t
+	return at
 }()
 
 // keyValueLevel finds a logfmt level: level=error.
@@ -312,27 +315,28 @@ func keyValueLevel(line []byte) levelHit {
 	if len(head) > 512 {
 		head = head[:512]
 	}
-	// Where each key first occurs: it ends at one of the line's few '='.
-	var first [len(kvLevelKeys)]int
-	found := 0
-	for i := range first {
-		first[i] = -1
+	if bytes.IndexByte(head, '=') < 0 {
+		return levelHit{}
 	}
-	for p := bytes.IndexByte(head, '='); p >= 0 && found < len(kvLevelKeys); {
-		if kvKeyEnds[head[max(p-1, 0)]] { // most '=' follow no key's end
-
-			for n, key := range kvLevelKeys {
-				if s := p + 1 - len(key); first[n] < 0 && s >= 0 && bytes.Equal(head[s:p+1], key) {
-					first[n] = s
-					found++
-				}
-			}
-		}
-		next := bytes.IndexByte(head[p+1:], '=')
-		if next < 0 {
+	// Where each key first occurs, found by the 'v' each holds once: a
+	// line may hold many '=' and 'l' but few 'v'.
+	var first [len(kvLevelKeys)]int
+	for n := range first {
+		first[n] = -1
+	}
+	for from, found := 0, 0; found < len(kvLevelKeys); {
+		j := bytes.IndexByte(head[from:], 'v')
+		if j < 0 {
 			break
 		}
-		p += 1 + next
+		v := from + j
+		for n, key := range kvLevelKeys {
+			if s := v - kvKeyV[n]; first[n] < 0 && s >= 0 && s+len(key) <= len(head) && bytes.Equal(head[s:s+len(key)], key) {
+				first[n] = s
+				found++
+			}
+		}
+		from = v + 1
 	}
 	for n, key := range kvLevelKeys {
 		i := first[n]
