@@ -241,6 +241,7 @@ const (
 	classSpace
 	classOpen  // punctuation before a word's core (isOpenPunct)
 	classClose // punctuation after it (isClosePunct)
+	classIdent // a byte of a key in key=value (keyEnd)
 )
 
 var byteClass = func() (t [256]byte) {
@@ -262,6 +263,9 @@ var byteClass = func() (t [256]byte) {
 		}
 		if isClosePunct(byte(c)) {
 			t[c] |= classClose
+		}
+		if b := byte(c); isLetterByte(b) || isDigitByte(b) || b == '_' || b == '.' || b == '-' {
+			t[c] |= classIdent
 		}
 	}
 	return t
@@ -329,8 +333,19 @@ func (t *tokenizer) word(w []byte) {
 func (t *tokenizer) wordCounted(line []byte, i, j int, sum uint64) {
 	w := line[i:j]
 	if sum>>32&0xff != 0 {
-		if k := keyEnd(w); k > 0 {
-			t.keyValue(w, k)
+		if k, keySum := keyEndCounted(w); k > 0 {
+			// key=value: the value's counts are the word's but the
+			// key's.
+			v := w[k+1:]
+			if len(v) == 0 {
+				t.literalIn(line, i, j)
+				return
+			}
+			if a, b := coreSpan(v); variableCounted(v[a:b], uint32(sum)-keySum) {
+				t.maskedWord(nil, false, w, k+1+a, k+1+b)
+				return
+			}
+			t.literalIn(line, i, j)
 			return
 		}
 	}
@@ -396,20 +411,29 @@ func (t *tokenizer) maskedWord(key []byte, eq bool, w []byte, a, b int) {
 }
 
 // keyEnd returns the index of the '=' of a key=value word whose key is a
-// plain identifier, or -1.
+// plain identifier (ASCII letters, digits, '_', '.', '-'), or -1.
 func keyEnd(w []byte) int {
+	k, _ := keyEndCounted(w)
+	return k
+}
+
+// keyEndCounted is keyEnd, and returns the sum of the classCounts of the
+// key's bytes too.
+func keyEndCounted(w []byte) (int, uint32) {
+	var sum uint32
 	for i, c := range w {
 		if c == '=' {
 			if i == 0 {
-				return -1
+				return -1, 0
 			}
-			return i
+			return i, sum
 		}
-		if !(isLetterByte(c) || isDigitByte(c) || c == '_' || c == '.' || c == '-') {
-			return -1
+		if byteClass[c]&classIdent == 0 {
+			return -1, 0
 		}
+		sum += classCounts[c]
 	}
-	return -1
+	return -1, 0
 }
 
 // coreSpan returns the span of w without the punctuation around it.
