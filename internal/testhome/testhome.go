@@ -32,11 +32,11 @@ type TestingM interface {
 // fresh temporary directory and CRUMB_STORE unset, for the test binary and
 // every process it starts; the Go toolchain's own directories (GOCACHE,
 // GOMODCACHE, GOPATH, GOENV) stay where they were, so a test that runs go
-// build still finds its cache. When the tests passed but a crumb store
-// appeared in the user cache directory of that home (by XDG_CACHE_HOME, or
-// by HOME alone, as a process whose environment was filtered sees it), Main
-// names what it holds and returns 1: a test leaked into what would have
-// been the user's store. It returns the exit code for os.Exit.
+// build still finds its cache. When a crumb store appeared in the user
+// cache directory of that home (by XDG_CACHE_HOME, or by HOME alone, as a
+// process whose environment was filtered sees it), Main names what it
+// holds and fails the run, however the tests went: a test leaked into what
+// would have been the user's store. It returns the exit code for os.Exit.
 func Main(m TestingM) int {
 	root, err := os.MkdirTemp("", "crumb-testhome-")
 	if err != nil {
