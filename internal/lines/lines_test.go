@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -226,6 +228,59 @@ func TestLineStartCountsBackNearAChunkEnd(t *testing.T) {
 		nearer := min(int64(start)%chunk, chunk-int64(start)%chunk)
 		if want := nearer + blockSize; read > want {
 			t.Errorf("LineStart(%d), %d bytes from its chunk's nearer end: read %d bytes, want at most %d", n, nearer, read, want)
+		}
+	}
+}
+
+// TestLineAtCountsFromTheNearestKnown checks LineAt on offsets in any
+// order, with and without a line index and a known line count, against a
+// plain count; and that numbering offsets in order, as a view numbers its
+// excerpts, reads each chunk about once rather than once per offset.
+func TestLineAtCountsFromTheNearestKnown(t *testing.T) {
+	const chunk = 1 << 20
+	var b bytes.Buffer
+	for i := 0; b.Len() < 3*chunk+chunk/3; i++ {
+		fmt.Fprintf(&b, "line %d of a build log, long enough to matter\n", i)
+	}
+	data := b.Bytes()
+	var idx []int64
+	var nl int64
+	for off := 0; off < len(data); off += chunk {
+		idx = append(idx, nl)
+		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
+	}
+	size := int64(len(data))
+	var inOrder []int64
+	for off := int64(0); off < size; off += 37_001 {
+		inOrder = append(inOrder, off)
+	}
+	shuffled := slices.Clone(inOrder)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	shuffled = append(shuffled, 0, size-1, size, chunk, chunk-1, 2*chunk+1)
+	for _, c := range []struct {
+		name     string
+		newlines *int64
+		idx      []int64
+	}{{"scan", nil, nil}, {"count known", &nl, nil}, {"indexed", &nl, idx}} {
+		for order, offs := range map[string][]int64{"in order": inOrder, "shuffled": shuffled} {
+			sr := &spanReader{r: bytes.NewReader(data)}
+			d := New(sr, size, c.newlines, c.idx, chunk)
+			for _, off := range offs {
+				want := int64(bytes.Count(data[:off], []byte{'\n'})) + 1
+				if got, err := d.LineAt(off); err != nil || got != want {
+					t.Fatalf("%s, %s: LineAt(%d) = %d, %v; want %d", c.name, order, off, got, err, want)
+				}
+			}
+			if order != "in order" {
+				continue
+			}
+			var read int64
+			for _, r := range sr.reads {
+				read += r[1] - r[0]
+			}
+			if read > size+int64(len(offs))*blockSize {
+				t.Errorf("%s: numbering %d offsets in order read %d bytes of %d", c.name, len(offs), read, size)
+			}
 		}
 	}
 }
