@@ -175,25 +175,30 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		lv = r.m.Levels(t)
 		r.st.Add(lv)
 	}
+	if indent == 0 && regionHead(t) {
+		r.regLine, r.regOff = no, start
+	}
+	inRecord := r.record(t, no, start, indent)
+	topLine, topOff := r.topLine, r.topOff
+	if indent == 0 {
+		r.topLine, r.topOff = no, start
+	}
+	if m.fam == famNone && lv == 0 {
+		return // most lines: neither evidence nor the intent's
+	}
 	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before, tmpl: drain.Other, lv: lv}
 	if lv != 0 {
 		ev.def = r.m.Defines(t, lv) != 0
 	}
-	if indent == 0 && regionHead(t) {
-		r.regLine, r.regOff = no, start
-	}
-	if !r.record(t, no, start, indent) && r.recLine > 0 {
+	if !inRecord && r.recLine > 0 {
 		ev.recLine, ev.recOff, ev.recN = r.recLine, r.recOff, r.recN
 	}
 	switch {
-	case m.head && r.topLine > 0:
-		ev.headLine, ev.headOff = r.topLine, r.topOff
+	case m.head && topLine > 0:
+		ev.headLine, ev.headOff = topLine, topOff
 	case r.regLine > 0 && r.regLine < no:
 		// The file of a diff it is in.
 		ev.headLine, ev.headOff = r.regLine, r.regOff
-	}
-	if indent == 0 {
-		r.topLine, r.topOff = no, start
 	}
 	if m.fam != famNone {
 		ev.tmpl = r.mine(m.fam, t, no)

@@ -206,8 +206,8 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 	no := s.line
 	s.line++
 	s.seen++
-	s.repeat(text, no, start)
 	k := cmdIndent(text)
+	s.repeat(text, k, no, start)
 	if k == len(text) {
 		return
 	}
@@ -219,9 +219,10 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 }
 
 // repeat follows runs of near-identical lines. A line continues a run when
-// a line of its shape came at most cmdRunWindow lines before it.
-func (s *cmdScan) repeat(text []byte, no, start int64) {
-	key := cmdShapeKey(text)
+// a line of its shape came at most cmdRunWindow lines before it. indent is
+// the length of the line's indentation.
+func (s *cmdScan) repeat(text []byte, indent int, no, start int64) {
+	key := cmdShapeKeyAt(text, indent)
 	sl := &s.slots[key%uint64(len(s.slots))]
 	if sl.key == key && sl.line > 0 && sl.line >= no-cmdRunWindow && sl.line >= s.floor {
 		if !s.inRun {
@@ -262,8 +263,12 @@ func (s *cmdScan) endRun(to int64) {
 // "test_a.go:12: msg" and "day 9: acc-7" keep their shape when the numbers
 // change, whatever their widths), and how many bytes that was. It looks at
 // no more than the first 64 bytes.
-func cmdShapeKey(t []byte) uint64 {
-	i, digits := 0, false
+func cmdShapeKey(t []byte) uint64 { return cmdShapeKeyAt(t, cmdIndent(t)) }
+
+// cmdShapeKeyAt is cmdShapeKey for a line whose first k bytes are its
+// indentation (cmdIndent), which the scan has measured already.
+func cmdShapeKeyAt(t []byte, k int) uint64 {
+	i, digits := min(k, 40), false
 	for i < len(t) && i < 40 {
 		c := t[i]
 		switch {
@@ -278,11 +283,17 @@ func cmdShapeKey(t []byte) uint64 {
 		i++
 	}
 done:
-	var buf [16]byte
-	copy(buf[:], t[i:])
-	w1 := binary.LittleEndian.Uint64(buf[:8])
-	w2 := binary.LittleEndian.Uint64(buf[8:])
+	var w1, w2 uint64
 	n := min(len(t)-i, 16)
+	if n == 16 {
+		w1 = binary.LittleEndian.Uint64(t[i:])
+		w2 = binary.LittleEndian.Uint64(t[i+8:])
+	} else {
+		var buf [16]byte
+		copy(buf[:], t[i:])
+		w1 = binary.LittleEndian.Uint64(buf[:8])
+		w2 = binary.LittleEndian.Uint64(buf[8:])
+	}
 	if cmdDigitBytes(w1)|cmdDigitBytes(w2) != 0 {
 		w1, w2, n = cmdShapeDigits(t, i)
 	}
@@ -294,16 +305,20 @@ done:
 // digits taken as one '0', as two words, and how many bytes that was.
 func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
 	var buf [16]byte
-	for end := min(len(t), i+64); i < end && n < len(buf); i++ {
-		c := t[i]
-		if cmdIsDigit(c) {
-			if n > 0 && buf[n-1] == '0' && cmdIsDigit(t[i-1]) {
+	prev := false // the byte before was a digit, written as buf[n-1] == '0'
+	for _, c := range t[i:min(len(t), i+64)] {
+		d := cmdIsDigit(c)
+		if d {
+			if prev {
 				continue
 			}
 			c = '0'
 		}
-		buf[n] = c
-		n++
+		prev = d
+		buf[n&15] = c
+		if n++; n == len(buf) {
+			break
+		}
 	}
 	return binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:]), n
 }
