@@ -71,6 +71,7 @@ func cmdM(f cmdFamily, score int16, after, before uint8) cmdMatch {
 }
 
 var (
+	cmdFailWord     = []byte(" fail") // what the three below start with
 	cmdFailedWord   = []byte(" failed")
 	cmdFailingWord  = []byte(" failing")
 	cmdFailureWord  = []byte(" failure")
@@ -289,8 +290,8 @@ func cmdClassify(t []byte, indent int) cmdMatch {
 		}
 	default:
 		// "3 failed, 10 passed", "1 failing"
-		if cmdIsDigit(c) && (cmdHasCount(t, cmdFailedWord) || cmdHasCount(t, cmdFailingWord) ||
-			cmdHasCount(t, cmdFailureWord) || cmdHasCount(t, cmdErrorWord)) {
+		if cmdIsDigit(c) && (bytes.Contains(t, cmdFailWord) && (cmdHasCount(t, cmdFailedWord) || cmdHasCount(t, cmdFailingWord) ||
+			cmdHasCount(t, cmdFailureWord)) || cmdHasCount(t, cmdErrorWord)) {
 			return cmdM(famSummary, scoreResult, 0, 0)
 		}
 		if cmdIsDigit(c) && indent > 0 {
@@ -366,14 +367,24 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 	default:
 		return cmdMatch{}
 	}
+	// The level words differ by their first letter: only the one it
+	// starts with is compared.
+	lead := msg
+	for len(lead) > 0 && lead[0] == ' ' {
+		lead = lead[1:]
+	}
+	var first byte
+	if len(lead) > 0 {
+		first = lead[0] | 0x20 // lower case, for a letter
+	}
 	switch {
-	case cmdStartsWord(msg, "error"), cmdStartsWord(msg, "fatal error"):
+	case first == 'e' && cmdStartsWord(lead, "error"), first == 'f' && cmdStartsWord(lead, "fatal error"):
 		return cmdM(famCompile, scoreCompile, 3, 1)
-	case cmdStartsWord(msg, "warning"):
+	case first == 'w' && cmdStartsWord(lead, "warning"):
 		return cmdM(famWarning, scoreWarn, 2, 0)
-	case cmdStartsWord(msg, "note"), cmdStartsWord(msg, "info"), cmdStartsWord(msg, "help"):
+	case first == 'n' && cmdStartsWord(lead, "note"), first == 'i' && cmdStartsWord(lead, "info"), first == 'h' && cmdStartsWord(lead, "help"):
 		return cmdM(famFrame, scoreFrame, 1, 0)
-	case cmdStartsWord(msg, "remark"), cmdStartsWord(msg, "optimized"), cmdStartsWord(msg, "missed"):
+	case first == 'r' && cmdStartsWord(lead, "remark"), first == 'o' && cmdStartsWord(lead, "optimized"), first == 'm' && cmdStartsWord(lead, "missed"):
 		// clang -Rpass, gcc -fopt-info
 		return cmdM(famNote, scoreNote, 0, 0)
 	case indent > 0 && !col:
