@@ -302,11 +302,31 @@ done:
 }
 
 // cmdShapeDigits returns the first 16 bytes of t from i with each run of
-// digits taken as one '0', as two words, and how many bytes that was.
+// digits taken as one '0', as two words, and how many bytes that was. It
+// looks at no more than 64 bytes of t, and copies the bytes between runs of
+// digits 8 at a time.
 func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
-	var buf [16]byte
+	var buf [24]byte // 8 bytes more, to copy a word at any n below 16
+	end := min(len(t), i+64)
 	prev := false // the byte before was a digit, written as buf[n-1] == '0'
-	for _, c := range t[i:min(len(t), i+64)] {
+	for i < end && n < 16 {
+		if !prev && i+8 <= end {
+			w := binary.LittleEndian.Uint64(t[i:])
+			// The bytes before the first digit, all 8 when there is none.
+			k := 8
+			if m := cmdDigitBytes(w); m != 0 {
+				k = bits.TrailingZeros64(m) / 8
+			}
+			if k > 0 {
+				binary.LittleEndian.PutUint64(buf[n:], w)
+				k = min(k, 16-n)
+				n += k
+				i += k
+				continue
+			}
+		}
+		c := t[i]
+		i++
 		d := cmdIsDigit(c)
 		if d {
 			if prev {
@@ -315,11 +335,10 @@ func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
 			c = '0'
 		}
 		prev = d
-		buf[n&15] = c
-		if n++; n == len(buf) {
-			break
-		}
+		buf[n] = c
+		n++
 	}
+	clear(buf[n:]) // what a word copied past the 16 bytes or the end
 	return binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:]), n
 }
 
