@@ -9,8 +9,8 @@ package rank
 
 // The classes of bytes mayHoldTerm tells apart, in termByte.
 const (
-	termWordByte   = 1 << iota // a letter, digit or '_' (isWordByte)
-	termJoiner             // '-', '.', '/', '$' or an apostrophe: may join a word to the next
+	termWordByte = 1 << iota // a letter, digit or '_' (isWordByte)
+	termJoiner               // '-', '.', '/', '$' or an apostrophe: may join a word to the next
 )
 
 // termByte is the class of each byte, for mayHoldTerm.
@@ -47,7 +47,9 @@ func mayHoldTerm(text []byte) bool {
 		for i < n && termByte[text[i]]&termWordByte != 0 {
 			i++
 		}
-		if v.mayStart(text, s, i) {
+		// mayStart, called only for a word that starts with a term's first
+		// letter or ends like an error type's name.
+		if last := text[i-1]; (v.lens[asciiLower(c)] != 0 || last == 'r' || last == 'n') && v.mayStart(text, s, i) {
 			return true
 		}
 		if s > 0 && text[s-1] == '\\' && (c == 'n' || c == 't' || c == 'r') && s+1 < i && v.mayStart(text, s+1, i) {
@@ -60,15 +62,22 @@ func mayHoldTerm(text []byte) bool {
 // mayStart reports whether a word that starts at text[s], a run of word
 // bytes up to text[e], might be a term's first word or an error type's name.
 func (v *vocab) mayStart(text []byte, s, e int) bool {
-	r := text[s:e]
-	if hasSuffix(r, "Error") || hasSuffix(r, "Exception") {
-		return true // the last part of a name ErrorName may take
+	if l := v.lens[asciiLower(text[s])]; l != 0 {
+		if e+1 < len(text) && termByte[text[e]]&termJoiner != 0 && termByte[text[e+1]]&termWordByte != 0 {
+			return true // the word goes on, to a length not known here
+		}
+		if e-s < 32 && l&(1<<(e-s)) != 0 {
+			return true
+		}
 	}
-	c := asciiLower(r[0])
-	if e+1 < len(text) && termByte[text[e]]&termJoiner != 0 && termByte[text[e+1]]&termWordByte != 0 {
-		return v.lens[c] != 0 // the word goes on, to a length not known here
-	}
-	return len(r) < 32 && v.lens[c]&(1<<len(r)) != 0
+	// The last part of a name ErrorName may take.
+	last := text[e-1]
+	return (last == 'r' || last == 'n') && e-s >= len("Error") && errorSuffix(text[s:e])
+}
+
+// errorSuffix reports whether r ends in Error or Exception.
+func errorSuffix(r []byte) bool {
+	return hasSuffix(r, "Error") || hasSuffix(r, "Exception")
 }
 
 func hasSuffix(b []byte, s string) bool {
