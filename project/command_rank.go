@@ -175,17 +175,31 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		lv = r.m.Levels(t)
 		r.st.Add(lv)
 	}
-	if indent == 0 && regionHead(t) {
-		r.regLine, r.regOff = no, start
-	}
-	inRecord := r.record(t, no, start, indent)
 	topLine, topOff := r.topLine, r.topOff
+	inRecord := false
 	if indent == 0 {
+		// Only lines that are not indented head a region or a commit,
+		// and only the first bytes tell most apart.
+		if c := t[0]; (c == 'd' || c == '=') && regionHead(t) {
+			r.regLine, r.regOff = no, start
+		}
+		if t[0] == 'c' || r.recLine > 0 {
+			inRecord = r.record(t, no, start, indent)
+		}
 		r.topLine, r.topOff = no, start
 	}
 	if m.fam == famNone && lv == 0 {
 		return // most lines: neither evidence nor the intent's
 	}
+	r.keep(t, no, start, m, lv, inRecord, topLine, topOff)
+}
+
+// keep weighs line no as evidence, or as a line the intent names: t is its
+// text without its indentation, m what the classifier made of it, lv the
+// intent's words in it; inRecord tells whether it is part of a commit's
+// heading, and topLine and topOff locate the last line above it that is
+// not indented.
+func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, inRecord bool, topLine, topOff int64) {
 	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before, tmpl: drain.Other, lv: lv}
 	if lv != 0 {
 		ev.def = r.m.Defines(t, lv) != 0

@@ -294,7 +294,7 @@ done:
 		w1 = binary.LittleEndian.Uint64(buf[:8])
 		w2 = binary.LittleEndian.Uint64(buf[8:])
 	}
-	if cmdDigitBytes(w1)|cmdDigitBytes(w2) != 0 {
+	if cmdNotDigits(w1)&cmdNotDigits(w2) != 0x8080808080808080 { // a digit in them
 		w1, w2, n = cmdShapeDigits(t, i)
 	}
 	h := w1*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(w2*0xC2B2AE3D27D4EB4F, 31) ^ uint64(n)*0x165667B19E3779F9
@@ -345,14 +345,19 @@ func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
 // cmdDigitBytes returns w with 0xff in each of its 8 bytes that is an ASCII
 // digit and 0 in the others, without a branch.
 func cmdDigitBytes(w uint64) uint64 {
+	return ((^cmdNotDigits(w) & 0x8080808080808080) >> 7) * 0xff
+}
+
+// cmdNotDigits returns w with the high bit set in each of its 8 bytes that
+// is not an ASCII digit, and every other bit clear.
+func cmdNotDigits(w uint64) uint64 {
 	const (
 		low7  = 0x7f7f7f7f7f7f7f7f
 		high  = 0x8080808080808080
 		zeros = 0x3030303030303030
 	)
-	x := w ^ zeros                                           // a digit becomes 0x00-0x09
-	notDigit := ((x & low7) + 0x7676767676767676 | x) & high // high bit set unless 0x00-0x09
-	return ((^notDigit & high) >> 7) * 0xff
+	x := w ^ zeros                                      // a digit becomes 0x00-0x09
+	return ((x & low7) + 0x7676767676767676 | x) & high // high bit set unless 0x00-0x09
 }
 
 // cmdLineHash hashes a whole line with its digits taken as equal: two
