@@ -176,22 +176,27 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		r.st.Add(lv)
 	}
 	topLine, topOff := r.topLine, r.topOff
-	inRecord := false
-	if indent == 0 {
-		// Only lines that are not indented head a region or a commit,
-		// and only the first bytes tell most apart.
-		if c := t[0]; (c == 'd' || c == '=') && regionHead(t) {
-			r.regLine, r.regOff = no, start
-		}
-		if t[0] == 'c' || r.recLine > 0 {
-			inRecord = r.record(t, no, start, indent)
-		}
-		r.topLine, r.topOff = no, start
-	}
+	inRecord := indent == 0 && r.follow(t, no, start)
 	if m.fam == famNone && lv == 0 {
 		return // most lines: neither evidence nor the intent's
 	}
 	r.keep(t, no, start, m, lv, inRecord, topLine, topOff)
+}
+
+// follow takes a line that is not indented and is no evidence to a ranker
+// without an intent, as add does (see cmdScan.onLine): the region, the
+// commit and the line that later lines may belong under. It reports
+// whether the line is part of a commit's heading.
+func (r *cmdRanker) follow(t []byte, no, start int64) (inRecord bool) {
+	// Only the first bytes tell most lines apart.
+	if c := t[0]; (c == 'd' || c == '=') && regionHead(t) {
+		r.regLine, r.regOff = no, start
+	}
+	if t[0] == 'c' || r.recLine > 0 {
+		inRecord = r.record(t, no, start, 0)
+	}
+	r.topLine, r.topOff = no, start
+	return inRecord
 }
 
 // keep weighs line no as evidence, or as a line the intent names: t is its

@@ -212,8 +212,16 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 		return
 	}
 	m := cmdClassify(text[k:], k)
-	if m.fam != famNone {
+	switch {
+	case m.fam != famNone:
 		s.counts[m.fam]++
+	case s.rk.m == nil:
+		// No evidence and no intent: the ranker only follows where the
+		// line stands, and only a line that is not indented moves it.
+		if k == 0 {
+			s.rk.follow(text, no, start)
+		}
+		return
 	}
 	s.rk.add(text[k:], no, start, k, m)
 }
