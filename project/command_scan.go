@@ -277,6 +277,9 @@ func cmdShapeKey(t []byte) uint64 { return cmdShapeKeyAt(t, cmdIndent(t)) }
 // indentation (cmdIndent), which the scan has measured already.
 func cmdShapeKeyAt(t []byte, k int) uint64 {
 	i, digits := min(k, 40), false
+	if i < len(t) && cmdIsLetter(t[i]) {
+		goto done // most lines: no number leads them
+	}
 	for i < len(t) && i < 40 {
 		c := t[i]
 		switch {
@@ -393,9 +396,10 @@ func cmdIsDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // cmdIndent returns the length of b's leading spaces and tabs.
 func cmdIndent(b []byte) int {
-	k := 0
-	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
-		k++
+	for k, c := range b {
+		if c != ' ' && c != '\t' {
+			return k
+		}
 	}
-	return k
+	return len(b)
 }

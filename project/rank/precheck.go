@@ -29,16 +29,20 @@ var termByte = func() (t [256]uint8) {
 // mayHoldTerm reports whether scanTerms might meet a term of the vocabulary
 // in text, or an error type's name. When it returns false, scanTerms meets
 // none, whatever the lead: every word nextWord finds starts a run of word
-// bytes (or follows an escaped newline's backslash and letter at the start of
-// one), and a run that ends its word has the word's length.
+// bytes that starts here too (a backslash and the letter of "\n", "\t" or
+// "\r" part them alike), and a run that ends its word has the word's
+// length.
 func mayHoldTerm(text []byte) bool {
 	v := vocabulary()
 	n := len(text)
 	for i := 0; i < n; {
 		c := text[i]
 		if termByte[c]&termWordByte == 0 {
-			if c == '!' && i+1 < n && text[i+1] == '=' {
+			switch {
+			case c == '!' && i+1 < n && text[i+1] == '=':
 				return true
+			case c == '\\' && i+1 < n && (text[i+1] == 'n' || text[i+1] == 't' || text[i+1] == 'r'):
+				i++ // an escaped newline or tab, as nextWord reads it
 			}
 			i++
 			continue
@@ -47,32 +51,22 @@ func mayHoldTerm(text []byte) bool {
 		for i < n && termByte[text[i]]&termWordByte != 0 {
 			i++
 		}
-		// mayStart, called only for a word that starts with a term's first
-		// letter or ends like an error type's name.
-		if last := text[i-1]; (v.lens[asciiLower(c)] != 0 || last == 'r' || last == 'n') && v.mayStart(text, s, i) {
+		// A term's first word: its first letter and length, or a word
+		// that goes on past a joiner, to a length not known here.
+		if l := v.lens[asciiLower(c)]; l != 0 && (i-s < 32 && l&(1<<(i-s)) != 0 || joinedAfter(text, i)) {
 			return true
 		}
-		if s > 0 && text[s-1] == '\\' && (c == 'n' || c == 't' || c == 'r') && s+1 < i && v.mayStart(text, s+1, i) {
-			return true // nextWord skips the letter of "\n", "\t", "\r"
+		// The last part of a name ErrorName may take.
+		if last := text[i-1]; (last == 'r' || last == 'n') && errorSuffix(text[s:i]) {
+			return true
 		}
 	}
 	return false
 }
 
-// mayStart reports whether a word that starts at text[s], a run of word
-// bytes up to text[e], might be a term's first word or an error type's name.
-func (v *vocab) mayStart(text []byte, s, e int) bool {
-	if l := v.lens[asciiLower(text[s])]; l != 0 {
-		if e+1 < len(text) && termByte[text[e]]&termJoiner != 0 && termByte[text[e+1]]&termWordByte != 0 {
-			return true // the word goes on, to a length not known here
-		}
-		if e-s < 32 && l&(1<<(e-s)) != 0 {
-			return true
-		}
-	}
-	// The last part of a name ErrorName may take.
-	last := text[e-1]
-	return (last == 'r' || last == 'n') && e-s >= len("Error") && errorSuffix(text[s:e])
+// joinedAfter reports whether the byte at e joins a word to the next one.
+func joinedAfter(text []byte, e int) bool {
+	return e+1 < len(text) && termByte[text[e]]&termJoiner != 0 && termByte[text[e+1]]&termWordByte != 0
 }
 
 // errorSuffix reports whether r ends in Error or Exception.
