@@ -183,10 +183,11 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 	r.keep(t, no, start, m, lv, inRecord, topLine, topOff)
 }
 
-// follow takes a line that is not indented and is no evidence to a ranker
-// without an intent, as add does (see cmdScan.onLine): the region, the
-// commit and the line that later lines may belong under. It reports
-// whether the line is part of a commit's heading.
+// follow keeps up, for a line that is not indented, what later lines may
+// belong under: the region of a bundle, the commit, the last line that is
+// not indented. add calls it for each such line; cmdScan.onLine calls it
+// alone for a line that is no evidence, when there is no intent. It
+// reports whether the line is part of a commit's heading.
 func (r *cmdRanker) follow(t []byte, no, start int64) (inRecord bool) {
 	// Only the first bytes tell most lines apart.
 	if c := t[0]; (c == 'd' || c == '=') && regionHead(t) {
