@@ -761,6 +761,11 @@ func (g *Guard) finish(ctx context.Context, in *project.Input, out project.Outpu
 	}
 	if a, ok := g.store.(store.Annotator); ok && rc.Stored {
 		attrs := map[string]string{"view_tokens": strconv.Itoa(rc.ViewTokens), "view_bytes": strconv.Itoa(rc.ViewBytes)}
+		if rc.Bytes != in.Source.Size() {
+			// The result was larger than what was stored of it: cut at
+			// the limit, or its long strings stored apart.
+			attrs["bytes"] = strconv.FormatInt(rc.Bytes, 10)
+		}
 		if rc.Tokens != nil {
 			attrs["tokens"] = strconv.Itoa(*rc.Tokens)
 			attrs["tokens_by"] = rc.TokensBy

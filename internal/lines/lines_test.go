@@ -10,16 +10,21 @@ import (
 	"testing"
 )
 
-// docs returns a Doc over b both with and without a line index, with a
-// small chunk size so the index is exercised.
-func docs(b []byte) map[string]*Doc {
-	const chunk = 7
-	var idx []int64
-	var nl int64
+// chunkIndex returns the line index a store records of b in chunks of
+// chunk bytes (the newlines before each chunk), and its newlines.
+func chunkIndex(b []byte, chunk int) (idx []int64, nl int64) {
 	for off := 0; off < len(b); off += chunk {
 		idx = append(idx, nl)
 		nl += int64(bytes.Count(b[off:min(off+chunk, len(b))], []byte{'\n'}))
 	}
+	return idx, nl
+}
+
+// docs returns a Doc over b both with and without a line index, with a
+// small chunk size so the index is exercised.
+func docs(b []byte) map[string]*Doc {
+	const chunk = 7
+	idx, nl := chunkIndex(b, chunk)
 	return map[string]*Doc{
 		"scan":    New(bytes.NewReader(b), int64(len(b)), nil, nil, 0),
 		"indexed": New(bytes.NewReader(b), int64(len(b)), &nl, idx, chunk),
@@ -133,12 +138,7 @@ func TestReadsStayInTheirChunk(t *testing.T) {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	data := b.Bytes()
-	var idx []int64
-	var nl int64
-	for off := 0; off < len(data); off += chunk {
-		idx = append(idx, nl)
-		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
-	}
+	idx, nl := chunkIndex(data, chunk)
 	sr := &spanReader{r: bytes.NewReader(data)}
 	d := New(sr, int64(len(data)), &nl, idx, chunk)
 	d.KnowLines(nl)
@@ -203,12 +203,7 @@ func TestLineStartCountsBackNearAChunkEnd(t *testing.T) {
 		fmt.Fprintf(&b, "line %d of a log that is long enough\n", i)
 	}
 	data := b.Bytes()
-	var idx []int64
-	var nl int64
-	for off := 0; off < len(data); off += chunk {
-		idx = append(idx, nl)
-		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
-	}
+	idx, nl := chunkIndex(data, chunk)
 	for _, at := range []int{2*chunk - 1, 2*chunk - 40, 2*chunk - 3*blockSize, chunk + 100, chunk + chunk/2 + 1} {
 		start := bytes.LastIndexByte(data[:at], '\n') + 1
 		n := int64(bytes.Count(data[:start], []byte{'\n'})) + 1
@@ -243,12 +238,7 @@ func TestLineAtCountsFromTheNearestKnown(t *testing.T) {
 		fmt.Fprintf(&b, "line %d of a build log, long enough to matter\n", i)
 	}
 	data := b.Bytes()
-	var idx []int64
-	var nl int64
-	for off := 0; off < len(data); off += chunk {
-		idx = append(idx, nl)
-		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
-	}
+	idx, nl := chunkIndex(data, chunk)
 	size := int64(len(data))
 	var inOrder []int64
 	for off := int64(0); off < size; off += 37_001 {
