@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/internal/blobs"
+	"github.com/crumb-dev/crumb/internal/jsonscan"
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
@@ -231,7 +232,9 @@ type Receipt struct {
 	Ref Ref `json:"ref,omitempty"`
 	// Digest is the SHA-256 of the stored result, lowercase hex.
 	Digest string `json:"digest,omitempty"`
-	// Bytes is the size of the result.
+	// Bytes is the size of the result as the tool returned it: the strings
+	// of an MCP result stored apart included (Result.Spilled), however
+	// little of it the record under Ref holds.
 	Bytes int64 `json:"bytes"`
 	// Lines is the number of lines of the result, when counted.
 	Lines *int64 `json:"lines,omitempty"`
@@ -455,6 +458,9 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		rc.Kept = &kept
 	}
 	g.countResult(&rc, kind, keep)
+	if len(res.Spilled) > 0 {
+		g.countSpilled(ctx, &rc, obj, info.Size, res.Spilled)
+	}
 	in := g.input(ctx, res, obj, budget)
 	in.Ref, in.Digest = info.Ref, info.Digest
 	in.Truncated, in.SourceSize = info.Truncated, info.SourceSize
@@ -596,6 +602,50 @@ func (g *Guard) countResult(rc *Receipt, kind Kind, keep *headTail) {
 	rc.Tokens, rc.TokensBy = &n, tokens.EstimateName
 }
 
+// countSpilled makes the receipt of a result whose long strings were
+// stored apart (Result.Spilled) count the whole result as the tool returned
+// it, not the skeleton that was stored in its place: each note that stands
+// for a string gives way to the string's JSON text, in bytes and in tokens
+// (project.Spill). Such strings are long, beyond what a receipt counts
+// exactly (exactCountLimit), so the count becomes an estimate, as it is for
+// the same result unspilled; a string whose tokens were not measured leaves
+// the count unknown rather than short.
+func (g *Guard) countSpilled(ctx context.Context, rc *Receipt, skel io.ReaderAt, size int64, spilled map[string]project.Spill) {
+	count := tokens.Estimate // as the skeleton was counted
+	if rc.TokensBy == g.cfg.Counter.Name() {
+		count = g.cfg.Counter.Count
+	}
+	known := rc.Tokens != nil
+	var n int
+	if known {
+		n = *rc.Tokens
+	}
+	for ptr, sp := range spilled {
+		var note []byte
+		if f, err := jsonscan.Find(ctx, skel, size, ptr); err == nil && f.Kind == jsonscan.String {
+			note = make([]byte, f.End-f.Start)
+			if _, err := skel.ReadAt(note, f.Start); err != nil {
+				note = nil
+			}
+		}
+		raw := sp.Bytes
+		if raw <= 0 {
+			raw = sp.Source.Size() + 2 // the decoded text in quotes: the least it took
+		}
+		rc.Bytes += raw - int64(len(note))
+		if sp.Tokens <= 0 {
+			known = false
+			continue
+		}
+		n += sp.Tokens - count(string(note))
+	}
+	if !known {
+		rc.Tokens, rc.TokensBy = nil, ""
+		return
+	}
+	rc.Tokens, rc.TokensBy = &n, tokens.EstimateName
+}
+
 func commandAttrs(res Result) map[string]string {
 	a := map[string]string{}
 	if res.ExitCode != nil {
@@ -711,6 +761,11 @@ func (g *Guard) finish(ctx context.Context, in *project.Input, out project.Outpu
 	}
 	if a, ok := g.store.(store.Annotator); ok && rc.Stored {
 		attrs := map[string]string{"view_tokens": strconv.Itoa(rc.ViewTokens), "view_bytes": strconv.Itoa(rc.ViewBytes)}
+		if rc.Bytes != in.Source.Size() {
+			// The result was larger than what was stored of it: cut at
+			// the limit, or its long strings stored apart.
+			attrs["bytes"] = strconv.FormatInt(rc.Bytes, 10)
+		}
 		if rc.Tokens != nil {
 			attrs["tokens"] = strconv.Itoa(*rc.Tokens)
 			attrs["tokens_by"] = rc.TokensBy

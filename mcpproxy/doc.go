@@ -73,7 +73,10 @@
 // text), and replaced by a note that names its ref. The Guard stores and
 // projects what is left, with the stored strings as the text of their
 // blocks (project.Input.Spilled), so that a 100 MB result costs the proxy
-// tens of megabytes, not several copies of itself. A result whose bulk is
+// tens of megabytes, not several copies of itself. Each string is measured
+// as it streams past (its length and token estimate in the result), and
+// the receipt counts the whole result, not the short record left in its
+// place. A result whose bulk is
 // many small values (a structuredContent array of a million objects) is
 // still projected from memory, and so is every message of a server reached
 // by URL, which the SDK's HTTP transport reads whole.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/testhome"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,7 +31,8 @@ func TestMain(m *testing.M) {
 	if argv, ok := os.LookupEnv("CRUMB_TEST_PROXY"); ok {
 		os.Exit(serveTestProxy(argv))
 	}
-	os.Exit(m.Run())
+	// No test, and no process a test starts, may write the user's store.
+	os.Exit(testhome.Main(m))
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writes.

@@ -176,7 +176,7 @@ func (s *session) openSpilled(ctx context.Context, parts []spilled) (map[string]
 			return nil, closeAll, fmt.Errorf("opening %s: %w", p.ptr, err)
 		}
 		objs = append(objs, obj)
-		out[p.ptr] = project.Spill{Ref: p.info.Ref, Source: obj}
+		out[p.ptr] = project.Spill{Ref: p.info.Ref, Source: obj, Bytes: p.raw, Tokens: p.tokens}
 	}
 	return out, closeAll, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 // A large tool result is taken apart before it is projected: every string
@@ -39,13 +40,20 @@ const spillMin = 64 << 10
 type spilled struct {
 	ptr  string // its JSON pointer in the result
 	info store.Info
+	// raw is the length of its JSON text in the result, quotes included,
+	// and tokens the estimate of that text: what the receipt counts in
+	// place of the note (see project.Spill).
+	raw    int64
+	tokens int
 }
 
 // storedString is a string of the result stored: the SHA-256 of its raw
-// text (between its quotes) and what the store said.
+// text (between its quotes), what the store said, and the estimate of its
+// JSON text.
 type storedString struct {
-	sum  [sha256.Size]byte
-	info store.Info
+	sum    [sha256.Size]byte
+	info   store.Info
+	tokens int
 }
 
 // frame is an open container of the value being taken apart.
@@ -134,7 +142,10 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 		// A long string: store it, unless it was stored already. Its
 		// SHA-256 is of its raw text, between the quotes.
 		text := func() io.Reader { return io.NewSectionReader(r, t.Start+1, max(n-2, 0)) }
-		var info store.Info
+		var (
+			info store.Info
+			cost int // the estimate of its JSON text
+		)
 		found := false
 		if prevs := seen[n]; len(prevs) > 0 {
 			h := sha256.New()
@@ -144,26 +155,31 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 			sum := [sha256.Size]byte(h.Sum(nil))
 			for _, prev := range prevs {
 				if prev.sum == sum {
-					info, found = prev.info, true
+					info, cost, found = prev.info, prev.tokens, true
 					break
 				}
 			}
 		}
 		if !found {
+			// The text is hashed and estimated as it streams to the
+			// store, never read again.
 			h := sha256.New()
+			est := &tokens.EstimateWriter{}
+			est.Write([]byte(`""`))
 			m := meta
 			m.Kind = string(p.sniffKind(r, t, meta.Tool))
-			if info, err = st.Put(ctx, newStringReaderFrom(io.TeeReader(text(), h), 64<<10), m); err != nil {
+			if info, err = st.Put(ctx, newStringReaderFrom(io.TeeReader(text(), io.MultiWriter(h, est)), 64<<10), m); err != nil {
 				return nil, nil, fmt.Errorf("storing a string of the result: %w", err)
 			}
-			seen[n] = append(seen[n], storedString{[sha256.Size]byte(h.Sum(nil)), info})
+			cost = est.Tokens()
+			seen[n] = append(seen[n], storedString{[sha256.Size]byte(h.Sum(nil)), info, cost})
 		}
 		if _, err := io.Copy(&out, io.NewSectionReader(r, copied, t.Start-copied)); err != nil {
 			return nil, nil, fmt.Errorf("reading the result: %w", err)
 		}
 		out.WriteString(quote(p.spillNote(info)))
 		copied = t.End
-		parts = append(parts, spilled{ptr: pointer(stack), info: info})
+		parts = append(parts, spilled{ptr: pointer(stack), info: info, raw: n, tokens: cost})
 	}
 	if len(parts) == 0 {
 		return nil, nil, nil

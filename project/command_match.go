@@ -71,6 +71,7 @@ func cmdM(f cmdFamily, score int16, after, before uint8) cmdMatch {
 }
 
 var (
+	cmdFailWord     = []byte(" fail") // what the three below start with
 	cmdFailedWord   = []byte(" failed")
 	cmdFailingWord  = []byte(" failing")
 	cmdFailureWord  = []byte(" failure")
@@ -289,8 +290,8 @@ func cmdClassify(t []byte, indent int) cmdMatch {
 		}
 	default:
 		// "3 failed, 10 passed", "1 failing"
-		if cmdIsDigit(c) && (cmdHasCount(t, cmdFailedWord) || cmdHasCount(t, cmdFailingWord) ||
-			cmdHasCount(t, cmdFailureWord) || cmdHasCount(t, cmdErrorWord)) {
+		if cmdIsDigit(c) && (bytes.Contains(t, cmdFailWord) && (cmdHasCount(t, cmdFailedWord) || cmdHasCount(t, cmdFailingWord) ||
+			cmdHasCount(t, cmdFailureWord)) || cmdHasCount(t, cmdErrorWord)) {
 			return cmdM(famSummary, scoreResult, 0, 0)
 		}
 		if cmdIsDigit(c) && indent > 0 {
@@ -310,8 +311,9 @@ func cmdClassifyColon(t []byte, indent int) cmdMatch {
 		return cmdMatch{}
 	}
 	head, rest := t[:c], t[c+1:]
+	sp := bytes.IndexByte(head, ' ') // the head's first space, or -1
 	switch {
-	case cmdIsDigit(rest[0]) && cmdLooksPath(head):
+	case cmdIsDigit(rest[0]) && cmdLooksPath(head, sp):
 		return cmdClassifyLocation(head, rest, indent)
 	case head[len(head)-1] == ')' && bytes.IndexByte(head, '(') > 0 && cmdIsDigit(head[bytes.IndexByte(head, '(')+1]):
 		// tsc, msbuild: path(line,col): error ...
@@ -321,14 +323,14 @@ func cmdClassifyColon(t []byte, indent int) cmdMatch {
 		if cmdStartsWord(rest, "warning") {
 			return cmdM(famWarning, scoreWarn, 0, 0)
 		}
-	case cmdIsErrorName(head):
+	case cmdIsErrorName(head, sp):
 		// ValueError: ..., java.lang.IllegalStateException: ...,
 		// AssertionError [ERR_ASSERTION]: ...
 		return cmdM(famError, scoreError+4, 6, 3)
 	case rest[0] == '(' && bytes.Contains(rest, cmdUndefRefWord):
 		return cmdM(famCompile, scoreCompile, 0, 1) // the linker: main.c:(.text+0x9): undefined reference
 	}
-	if indent == 0 && c < 40 && bytes.IndexByte(head, ' ') < 0 {
+	if indent == 0 && c < 40 && sp < 0 {
 		switch {
 		case cmdStartsWord(rest, "error"), cmdStartsWord(rest, "fatal error"):
 			return cmdM(famError, scoreError, 2, 0) // ld: error:, gcc: error:, go: error
@@ -366,14 +368,24 @@ func cmdClassifyLocation(path, rest []byte, indent int) cmdMatch {
 	default:
 		return cmdMatch{}
 	}
+	// The level words differ by their first letter: only the one it
+	// starts with is compared.
+	lead := msg
+	for len(lead) > 0 && lead[0] == ' ' {
+		lead = lead[1:]
+	}
+	var first byte
+	if len(lead) > 0 {
+		first = lead[0] | 0x20 // lower case, for a letter
+	}
 	switch {
-	case cmdStartsWord(msg, "error"), cmdStartsWord(msg, "fatal error"):
+	case first == 'e' && cmdStartsWord(lead, "error"), first == 'f' && cmdStartsWord(lead, "fatal error"):
 		return cmdM(famCompile, scoreCompile, 3, 1)
-	case cmdStartsWord(msg, "warning"):
+	case first == 'w' && cmdStartsWord(lead, "warning"):
 		return cmdM(famWarning, scoreWarn, 2, 0)
-	case cmdStartsWord(msg, "note"), cmdStartsWord(msg, "info"), cmdStartsWord(msg, "help"):
+	case first == 'n' && cmdStartsWord(lead, "note"), first == 'i' && cmdStartsWord(lead, "info"), first == 'h' && cmdStartsWord(lead, "help"):
 		return cmdM(famFrame, scoreFrame, 1, 0)
-	case cmdStartsWord(msg, "remark"), cmdStartsWord(msg, "optimized"), cmdStartsWord(msg, "missed"):
+	case first == 'r' && cmdStartsWord(lead, "remark"), first == 'o' && cmdStartsWord(lead, "optimized"), first == 'm' && cmdStartsWord(lead, "missed"):
 		// clang -Rpass, gcc -fopt-info
 		return cmdM(famNote, scoreNote, 0, 0)
 	case indent > 0 && !col:
@@ -445,9 +457,10 @@ func cmdFrame(t []byte, after, before uint8) cmdMatch {
 
 // cmdIsErrorName reports whether the first word of head, the text before
 // a line's first colon, names an error or an exception type ("ValueError",
-// "java.lang.IllegalStateException", "AssertionError [ERR_ASSERTION]").
-func cmdIsErrorName(head []byte) bool {
-	if i := bytes.IndexByte(head, ' '); i >= 0 {
+// "java.lang.IllegalStateException", "AssertionError [ERR_ASSERTION]"). sp
+// is where head's first space is, or -1.
+func cmdIsErrorName(head []byte, sp int) bool {
+	if i := sp; i >= 0 {
 		if i+1 >= len(head) || head[i+1] != '[' { // "AssertionError [ERR_ASSERTION]"
 			return false
 		}
@@ -465,9 +478,10 @@ var (
 )
 
 // cmdLooksPath reports whether b could be a file path: no spaces, and a dot
-// or a slash in it ("x.go", "./pkg/y.c", "src/main.rs").
-func cmdLooksPath(b []byte) bool {
-	if len(b) > 300 || bytes.IndexByte(b, ' ') >= 0 {
+// or a slash in it ("x.go", "./pkg/y.c", "src/main.rs"). sp is where b's
+// first space is, or -1.
+func cmdLooksPath(b []byte, sp int) bool {
+	if len(b) > 300 || sp >= 0 {
 		return false
 	}
 	return bytes.IndexByte(b, '.') >= 0 || bytes.IndexByte(b, '/') >= 0

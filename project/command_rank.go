@@ -175,25 +175,50 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 		lv = r.m.Levels(t)
 		r.st.Add(lv)
 	}
+	topLine, topOff := r.topLine, r.topOff
+	inRecord := indent == 0 && r.follow(t, no, start)
+	if m.fam == famNone && lv == 0 {
+		return // most lines: neither evidence nor the intent's
+	}
+	r.keep(t, no, start, m, lv, inRecord, topLine, topOff)
+}
+
+// follow keeps up, for a line that is not indented, what later lines may
+// belong under: the region of a bundle, the commit, the last line that is
+// not indented. add calls it for each such line; cmdScan.onLine calls it
+// alone for a line that is no evidence, when there is no intent. It
+// reports whether the line is part of a commit's heading.
+func (r *cmdRanker) follow(t []byte, no, start int64) (inRecord bool) {
+	// Only the first bytes tell most lines apart.
+	if c := t[0]; (c == 'd' || c == '=') && regionHead(t) {
+		r.regLine, r.regOff = no, start
+	}
+	if t[0] == 'c' || r.recLine > 0 {
+		inRecord = r.record(t, no, start, 0)
+	}
+	r.topLine, r.topOff = no, start
+	return inRecord
+}
+
+// keep weighs line no as evidence, or as a line the intent names: t is its
+// text without its indentation, m what the classifier made of it, lv the
+// intent's words in it; inRecord tells whether it is part of a commit's
+// heading, and topLine and topOff locate the last line above it that is
+// not indented.
+func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, inRecord bool, topLine, topOff int64) {
 	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before, tmpl: drain.Other, lv: lv}
 	if lv != 0 {
 		ev.def = r.m.Defines(t, lv) != 0
 	}
-	if indent == 0 && regionHead(t) {
-		r.regLine, r.regOff = no, start
-	}
-	if !r.record(t, no, start, indent) && r.recLine > 0 {
+	if !inRecord && r.recLine > 0 {
 		ev.recLine, ev.recOff, ev.recN = r.recLine, r.recOff, r.recN
 	}
 	switch {
-	case m.head && r.topLine > 0:
-		ev.headLine, ev.headOff = r.topLine, r.topOff
+	case m.head && topLine > 0:
+		ev.headLine, ev.headOff = topLine, topOff
 	case r.regLine > 0 && r.regLine < no:
 		// The file of a diff it is in.
 		ev.headLine, ev.headOff = r.regLine, r.regOff
-	}
-	if indent == 0 {
-		r.topLine, r.topOff = no, start
 	}
 	if m.fam != famNone {
 		ev.tmpl = r.mine(m.fam, t, no)

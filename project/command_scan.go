@@ -206,22 +206,31 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 	no := s.line
 	s.line++
 	s.seen++
-	s.repeat(text, no, start)
 	k := cmdIndent(text)
+	s.repeat(text, k, no, start)
 	if k == len(text) {
 		return
 	}
 	m := cmdClassify(text[k:], k)
-	if m.fam != famNone {
+	switch {
+	case m.fam != famNone:
 		s.counts[m.fam]++
+	case s.rk.m == nil:
+		// No evidence and no intent: the ranker only follows where the
+		// line stands, and only a line that is not indented moves it.
+		if k == 0 {
+			s.rk.follow(text, no, start)
+		}
+		return
 	}
 	s.rk.add(text[k:], no, start, k, m)
 }
 
 // repeat follows runs of near-identical lines. A line continues a run when
-// a line of its shape came at most cmdRunWindow lines before it.
-func (s *cmdScan) repeat(text []byte, no, start int64) {
-	key := cmdShapeKey(text)
+// a line of its shape came at most cmdRunWindow lines before it. indent is
+// the length of the line's indentation.
+func (s *cmdScan) repeat(text []byte, indent int, no, start int64) {
+	key := cmdShapeKeyAt(text, indent)
 	sl := &s.slots[key%uint64(len(s.slots))]
 	if sl.key == key && sl.line > 0 && sl.line >= no-cmdRunWindow && sl.line >= s.floor {
 		if !s.inRun {
@@ -262,8 +271,15 @@ func (s *cmdScan) endRun(to int64) {
 // "test_a.go:12: msg" and "day 9: acc-7" keep their shape when the numbers
 // change, whatever their widths), and how many bytes that was. It looks at
 // no more than the first 64 bytes.
-func cmdShapeKey(t []byte) uint64 {
-	i, digits := 0, false
+func cmdShapeKey(t []byte) uint64 { return cmdShapeKeyAt(t, cmdIndent(t)) }
+
+// cmdShapeKeyAt is cmdShapeKey for a line whose first k bytes are its
+// indentation (cmdIndent), which the scan has measured already.
+func cmdShapeKeyAt(t []byte, k int) uint64 {
+	i, digits := min(k, 40), false
+	if i < len(t) && cmdIsLetter(t[i]) {
+		goto done // most lines: no number leads them
+	}
 	for i < len(t) && i < 40 {
 		c := t[i]
 		switch {
@@ -278,12 +294,18 @@ func cmdShapeKey(t []byte) uint64 {
 		i++
 	}
 done:
-	var buf [16]byte
-	copy(buf[:], t[i:])
-	w1 := binary.LittleEndian.Uint64(buf[:8])
-	w2 := binary.LittleEndian.Uint64(buf[8:])
+	var w1, w2 uint64
 	n := min(len(t)-i, 16)
-	if cmdDigitBytes(w1)|cmdDigitBytes(w2) != 0 {
+	if n == 16 {
+		w1 = binary.LittleEndian.Uint64(t[i:])
+		w2 = binary.LittleEndian.Uint64(t[i+8:])
+	} else {
+		var buf [16]byte
+		copy(buf[:], t[i:])
+		w1 = binary.LittleEndian.Uint64(buf[:8])
+		w2 = binary.LittleEndian.Uint64(buf[8:])
+	}
+	if cmdNotDigits(w1)&cmdNotDigits(w2) != 0x8080808080808080 { // a digit in them
 		w1, w2, n = cmdShapeDigits(t, i)
 	}
 	h := w1*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(w2*0xC2B2AE3D27D4EB4F, 31) ^ uint64(n)*0x165667B19E3779F9
@@ -291,34 +313,62 @@ done:
 }
 
 // cmdShapeDigits returns the first 16 bytes of t from i with each run of
-// digits taken as one '0', as two words, and how many bytes that was.
+// digits taken as one '0', as two words, and how many bytes that was. It
+// looks at no more than 64 bytes of t, and copies the bytes between runs of
+// digits 8 at a time.
 func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
-	var buf [16]byte
-	for end := min(len(t), i+64); i < end && n < len(buf); i++ {
+	var buf [24]byte // 8 bytes more, to copy a word at any n below 16
+	end := min(len(t), i+64)
+	prev := false // the byte before was a digit, written as buf[n-1] == '0'
+	for i < end && n < 16 {
+		if !prev && i+8 <= end {
+			w := binary.LittleEndian.Uint64(t[i:])
+			// The bytes before the first digit, all 8 when there is none.
+			k := 8
+			if m := cmdDigitBytes(w); m != 0 {
+				k = bits.TrailingZeros64(m) / 8
+			}
+			if k > 0 {
+				binary.LittleEndian.PutUint64(buf[n:], w)
+				k = min(k, 16-n)
+				n += k
+				i += k
+				continue
+			}
+		}
 		c := t[i]
-		if cmdIsDigit(c) {
-			if n > 0 && buf[n-1] == '0' && cmdIsDigit(t[i-1]) {
+		i++
+		d := cmdIsDigit(c)
+		if d {
+			if prev {
 				continue
 			}
 			c = '0'
 		}
+		prev = d
 		buf[n] = c
 		n++
 	}
+	clear(buf[n:]) // what a word copied past the 16 bytes or the end
 	return binary.LittleEndian.Uint64(buf[:8]), binary.LittleEndian.Uint64(buf[8:]), n
 }
 
 // cmdDigitBytes returns w with 0xff in each of its 8 bytes that is an ASCII
 // digit and 0 in the others, without a branch.
 func cmdDigitBytes(w uint64) uint64 {
+	return ((^cmdNotDigits(w) & 0x8080808080808080) >> 7) * 0xff
+}
+
+// cmdNotDigits returns w with the high bit set in each of its 8 bytes that
+// is not an ASCII digit, and every other bit clear.
+func cmdNotDigits(w uint64) uint64 {
 	const (
 		low7  = 0x7f7f7f7f7f7f7f7f
 		high  = 0x8080808080808080
 		zeros = 0x3030303030303030
 	)
-	x := w ^ zeros                                           // a digit becomes 0x00-0x09
-	notDigit := ((x & low7) + 0x7676767676767676 | x) & high // high bit set unless 0x00-0x09
-	return ((^notDigit & high) >> 7) * 0xff
+	x := w ^ zeros                                      // a digit becomes 0x00-0x09
+	return ((x & low7) + 0x7676767676767676 | x) & high // high bit set unless 0x00-0x09
 }
 
 // cmdLineHash hashes a whole line with its digits taken as equal: two
@@ -346,9 +396,10 @@ func cmdIsDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // cmdIndent returns the length of b's leading spaces and tabs.
 func cmdIndent(b []byte) int {
-	k := 0
-	for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
-		k++
+	for k, c := range b {
+		if c != ' ' && c != '\t' {
+			return k
+		}
 	}
-	return k
+	return len(b)
 }

@@ -26,7 +26,11 @@ import (
 // container (see jsonscan.ScanTail). The view says so: counts of what was
 // not read whole say "at least", and it names the read of the bytes it did
 // not read. Tests make these smaller.
-var jsonSample = struct{ full, head, tail int64 }{full: 64 << 20, head: 32 << 20, tail: 4 << 20}
+//
+// The end is read in two steps: its last jsonSample.tailFirst bytes, which
+// hold the last items of all but documents whose last items are huge, and
+// only when no item starts in them, its last jsonSample.tail bytes.
+var jsonSample = struct{ full, head, tailFirst, tail int64 }{full: 64 << 20, head: 32 << 20, tailFirst: 1 << 20, tail: 4 << 20}
 
 // jsonQueryMax is the largest document the view offers jq queries on:
 // recall runs jq over the whole document in memory, up to
@@ -130,13 +134,25 @@ func (p *jsonPass) firstScalar(r io.ReaderAt) error {
 }
 
 // readJSONTail reads the end of a document from a line start at or after
+// max(read, size-jsonSample.tailFirst), or, when no item starts there,
 // max(read, size-jsonSample.tail): the last members or elements of the
 // outermost container when root names its kind (the first value is still
 // open where the first part ends), else the last top-level values. stream
 // reports that top-level values were found after a first one that was
 // still open.
 func readJSONTail(r io.ReaderAt, read, size int64, root jsonscan.Kind) (*jsonTail, bool, error) {
-	from := max(read, size-jsonSample.tail)
+	if first := max(read, size-jsonSample.tailFirst); first > max(read, size-jsonSample.tail) {
+		t, stream, err := readJSONTailFrom(r, first, size, root)
+		if err != nil || len(t.items) > 0 {
+			return t, stream, err
+		}
+	}
+	return readJSONTailFrom(r, max(read, size-jsonSample.tail), size, root)
+}
+
+// readJSONTailFrom is readJSONTail reading from a line start at or after
+// from.
+func readJSONTailFrom(r io.ReaderAt, from, size int64, root jsonscan.Kind) (*jsonTail, bool, error) {
 	if from >= size {
 		return &jsonTail{why: "nothing is left after the first part"}, false, nil
 	}

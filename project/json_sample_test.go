@@ -21,7 +21,7 @@ import (
 func withSample(t *testing.T, full, head, tail, queryMax int64) {
 	t.Helper()
 	old, oldQ := jsonSample, jsonQueryMax
-	jsonSample.full, jsonSample.head, jsonSample.tail = full, head, tail
+	jsonSample.full, jsonSample.head, jsonSample.tailFirst, jsonSample.tail = full, head, tail, tail
 	jsonQueryMax = queryMax
 	t.Cleanup(func() { jsonSample, jsonQueryMax = old, oldQ })
 }
@@ -468,7 +468,7 @@ func FuzzJSONSampled(f *testing.F) {
 		}
 		old, oldQ := jsonSample, jsonQueryMax
 		defer func() { jsonSample, jsonQueryMax = old, oldQ }()
-		jsonSample.full, jsonSample.head, jsonSample.tail = 24, 16, 12
+		jsonSample.full, jsonSample.head, jsonSample.tailFirst, jsonSample.tail = 24, 16, 12, 12
 		jsonQueryMax = int64(len(doc) / 2)
 		project := func() string {
 			in := testInput(t, doc, budget)
@@ -507,4 +507,64 @@ func FuzzJSONSampled(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestJSONTailWidens checks the two steps of reading a sampled document's
+// end: the last jsonSample.tailFirst bytes when items start in them, and
+// the last jsonSample.tail bytes only when the last item is larger.
+func TestJSONTailWidens(t *testing.T) {
+	old := jsonSample
+	t.Cleanup(func() { jsonSample = old })
+	jsonSample.tailFirst, jsonSample.tail = 64<<10, 1<<20
+
+	std := loadCase(t, "json", "go-list-std")
+	var pkgs []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(std))
+	for dec.More() {
+		var m json.RawMessage
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, m)
+	}
+	// The last value, all the packages in one indented array, is larger
+	// than the first step and smaller than the second.
+	big, err := json.MarshalIndent(map[string]any{"Packages": pkgs[:len(pkgs)/2]}, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := int64(len(big)); n <= jsonSample.tailFirst || n >= jsonSample.tail/2 {
+		t.Fatalf("the large value is %d bytes, not between the two steps", n)
+	}
+	for _, c := range []struct {
+		name   string
+		doc    []byte
+		widens bool
+	}{
+		{"small last values", append(bytes.Repeat(std, 2), '\n'), false},
+		{"a large last value", append(append(bytes.Clone(std), big...), '\n'), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			size := int64(len(c.doc))
+			src := &recSource{Source: newMemSource(c.doc)}
+			tail, _, err := readJSONTail(src, 0, size, jsonscan.None)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tail.why != "" || len(tail.items) == 0 {
+				t.Fatalf("no items read from the end: %q", tail.why)
+			}
+			last := tail.items[len(tail.items)-1]
+			if got := bytes.TrimSpace(c.doc[last.start:]); int64(len(got)) != last.end-last.start {
+				t.Errorf("the last item spans %d-%d, not the document's last value", last.start, last.end)
+			}
+			_, widened := src.covered(0, size-jsonSample.tailFirst)
+			if widened != c.widens {
+				t.Errorf("read before the last %d bytes: %v, want %v", jsonSample.tailFirst, widened, c.widens)
+			}
+			if c.widens && last.start >= size-jsonSample.tailFirst {
+				t.Errorf("the large last value starts at %d, inside the first step", last.start)
+			}
+		})
+	}
 }

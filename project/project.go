@@ -121,11 +121,20 @@ type Input struct {
 	Prescan *Prescan
 }
 
-// Spill is a string of a result stored apart: its ref, and its decoded
-// text.
+// Spill is a string of a result stored apart: its ref, its decoded text,
+// and what it measured where the result held it, for the receipt to count
+// the whole result rather than the note that stands in its place.
 type Spill struct {
 	Ref    store.Ref
 	Source Source
+	// Bytes is the length of the string's JSON text in the result, its
+	// quotes and escapes included; 0 when not measured (the receipt then
+	// counts its decoded text in quotes).
+	Bytes int64
+	// Tokens is the estimate of that JSON text (tokens.Estimate, as a
+	// receipt estimates any large result); 0 when not measured, and the
+	// receipt then has no token count.
+	Tokens int
 }
 
 // Doc returns line-addressed access to the input.

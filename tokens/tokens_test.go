@@ -87,3 +87,23 @@ func TestCountsAtMostBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateWriter: the estimate tallied over a text written in pieces,
+// cut anywhere (inside a rune too), is Estimate of the whole text.
+func TestEstimateWriter(t *testing.T) {
+	src, err := os.ReadFile("tokens.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"", "a", "héllo wörld — ünïcode", string(src), strings.Repeat("日本語のテキスト\n", 300)} {
+		for _, piece := range []int{1, 2, 3, 7, 4096} {
+			var w EstimateWriter
+			for i := 0; i < len(text); i += piece {
+				w.Write([]byte(text[i:min(i+piece, len(text))]))
+			}
+			if got, want := w.Tokens(), Estimate(text); got != want {
+				t.Errorf("%d bytes in pieces of %d: Tokens() = %d, Estimate = %d", len(text), piece, got, want)
+			}
+		}
+	}
+}

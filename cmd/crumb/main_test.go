@@ -6,17 +6,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/crumb-dev/crumb/internal/testhome"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestMain lets the test binary act as the crumb command inside scripts.
 // Tests that call run in this process stand for a crumb found through PATH,
-// so their continuations say "crumb", not the test binary's path.
+// so their continuations say "crumb", not the test binary's path. No test,
+// and no crumb a test starts, may write the user's default store
+// (testhome).
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) != "crumb" {
 		selfName = func() string { return "crumb" }
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testhome.Guarded(m), map[string]func(){
 		"crumb": main,
 	})
 }

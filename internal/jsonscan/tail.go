@@ -77,12 +77,20 @@ func lexTail(buf []byte, p int) (tok tailTok, next int, msg string) {
 			return tailTok{c, p, p + 1}, p + 1, ""
 		case '"':
 			q := p + 1
+			if i := bytes.IndexByte(buf[q:], '"'); i >= 0 {
+				// Most strings hold neither an escape nor a line break:
+				// whole runs are searched at once.
+				if s := buf[q : q+i]; bytes.IndexByte(s, '\\') < 0 && bytes.IndexByte(s, '\n') < 0 {
+					return tailTok{c, p, q + i + 1}, q + i + 1, ""
+				}
+			}
 			for {
-				i := bytes.IndexAny(buf[q:], "\"\\\n")
-				if i < 0 {
+				for q < len(buf) && !stringStop[buf[q]] {
+					q++
+				}
+				if q == len(buf) {
 					return tok, p, "a string runs to the end of the document"
 				}
-				q += i
 				if buf[q] == '\n' {
 					return tok, p, "a string holds a line break"
 				}
@@ -119,6 +127,11 @@ func lexTail(buf []byte, p int) (tok tailTok, next int, msg string) {
 	}
 	return tailTok{start: p, end: p}, p, ""
 }
+
+// stringStop holds the bytes that end a run of a string's plain bytes in
+// the tail: its closing quote, an escape and a line break, which no string
+// may hold.
+var stringStop = [256]bool{'"': true, '\\': true, '\n': true}
 
 func isOpen(c byte) bool  { return c == '{' || c == '[' }
 func isClose(c byte) bool { return c == '}' || c == ']' }

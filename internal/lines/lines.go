@@ -34,6 +34,11 @@ type Doc struct {
 	// -1 while unknown: it is read once, as the end of a large result lies
 	// in another chunk than the lines a page reads.
 	lastNL int8
+	// counted is the offset counted last, and the newlines before it.
+	counted struct {
+		off, nl int64
+		ok      bool
+	}
 }
 
 // New returns a Doc over r, which holds size bytes. newlines, when not nil, is
@@ -218,16 +223,45 @@ func (d *Doc) newlinesBefore(off int64) (int64, error) {
 		}
 		return d.newlines, nil
 	}
+	// Count from the nearest offset whose count is known: the start of
+	// the document, the edges of off's chunk when a line index gives
+	// them, or the offset counted last (a view numbers its excerpts in
+	// order, most in few chunks).
+	from, fromNL, to, toNL := int64(0), int64(0), d.size, int64(-1)
+	if d.newlines >= 0 {
+		toNL = d.newlines
+	}
 	if d.chunkNL != nil {
 		c := off / d.chunkSize
-		base := c * d.chunkSize
 		if c >= int64(len(d.chunkNL)) {
 			return d.newlines, nil
 		}
-		n, err := d.countNewlines(base, off)
-		return d.chunkNL[c] + n, err
+		from, fromNL = c*d.chunkSize, d.chunkNL[c]
+		if c+1 < int64(len(d.chunkNL)) {
+			to, toNL = (c+1)*d.chunkSize, d.chunkNL[c+1]
+		}
 	}
-	return d.countNewlines(0, off)
+	if m := d.counted; m.ok && m.off >= from && m.off <= off {
+		from, fromNL = m.off, m.nl
+	} else if m.ok && m.off > off && m.off <= to {
+		to, toNL = m.off, m.nl
+	}
+	var n int64
+	var err error
+	if toNL >= 0 && to-off < off-from {
+		var back int64
+		back, err = d.countNewlines(off, to)
+		n = toNL - back
+	} else {
+		var fwd int64
+		fwd, err = d.countNewlines(from, off)
+		n = fromNL + fwd
+	}
+	if err != nil {
+		return 0, err
+	}
+	d.counted.off, d.counted.nl, d.counted.ok = off, n, true
+	return n, nil
 }
 
 // LineAt returns the 1-based number of the line that holds byte off. An

@@ -4,20 +4,27 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// chunkIndex returns the line index a store records of b in chunks of
+// chunk bytes (the newlines before each chunk), and its newlines.
+func chunkIndex(b []byte, chunk int) (idx []int64, nl int64) {
+	for off := 0; off < len(b); off += chunk {
+		idx = append(idx, nl)
+		nl += int64(bytes.Count(b[off:min(off+chunk, len(b))], []byte{'\n'}))
+	}
+	return idx, nl
+}
 
 // docs returns a Doc over b both with and without a line index, with a
 // small chunk size so the index is exercised.
 func docs(b []byte) map[string]*Doc {
 	const chunk = 7
-	var idx []int64
-	var nl int64
-	for off := 0; off < len(b); off += chunk {
-		idx = append(idx, nl)
-		nl += int64(bytes.Count(b[off:min(off+chunk, len(b))], []byte{'\n'}))
-	}
+	idx, nl := chunkIndex(b, chunk)
 	return map[string]*Doc{
 		"scan":    New(bytes.NewReader(b), int64(len(b)), nil, nil, 0),
 		"indexed": New(bytes.NewReader(b), int64(len(b)), &nl, idx, chunk),
@@ -131,12 +138,7 @@ func TestReadsStayInTheirChunk(t *testing.T) {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	data := b.Bytes()
-	var idx []int64
-	var nl int64
-	for off := 0; off < len(data); off += chunk {
-		idx = append(idx, nl)
-		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
-	}
+	idx, nl := chunkIndex(data, chunk)
 	sr := &spanReader{r: bytes.NewReader(data)}
 	d := New(sr, int64(len(data)), &nl, idx, chunk)
 	d.KnowLines(nl)
@@ -201,12 +203,7 @@ func TestLineStartCountsBackNearAChunkEnd(t *testing.T) {
 		fmt.Fprintf(&b, "line %d of a log that is long enough\n", i)
 	}
 	data := b.Bytes()
-	var idx []int64
-	var nl int64
-	for off := 0; off < len(data); off += chunk {
-		idx = append(idx, nl)
-		nl += int64(bytes.Count(data[off:min(off+chunk, len(data))], []byte{'\n'}))
-	}
+	idx, nl := chunkIndex(data, chunk)
 	for _, at := range []int{2*chunk - 1, 2*chunk - 40, 2*chunk - 3*blockSize, chunk + 100, chunk + chunk/2 + 1} {
 		start := bytes.LastIndexByte(data[:at], '\n') + 1
 		n := int64(bytes.Count(data[:start], []byte{'\n'})) + 1
@@ -226,6 +223,54 @@ func TestLineStartCountsBackNearAChunkEnd(t *testing.T) {
 		nearer := min(int64(start)%chunk, chunk-int64(start)%chunk)
 		if want := nearer + blockSize; read > want {
 			t.Errorf("LineStart(%d), %d bytes from its chunk's nearer end: read %d bytes, want at most %d", n, nearer, read, want)
+		}
+	}
+}
+
+// TestLineAtCountsFromTheNearestKnown checks LineAt on offsets in any
+// order, with and without a line index and a known line count, against a
+// plain count; and that numbering offsets in order, as a view numbers its
+// excerpts, reads each chunk about once rather than once per offset.
+func TestLineAtCountsFromTheNearestKnown(t *testing.T) {
+	const chunk = 1 << 20
+	var b bytes.Buffer
+	for i := 0; b.Len() < 3*chunk+chunk/3; i++ {
+		fmt.Fprintf(&b, "line %d of a build log, long enough to matter\n", i)
+	}
+	data := b.Bytes()
+	idx, nl := chunkIndex(data, chunk)
+	size := int64(len(data))
+	var inOrder []int64
+	for off := int64(0); off < size; off += 37_001 {
+		inOrder = append(inOrder, off)
+	}
+	shuffled := slices.Clone(inOrder)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	shuffled = append(shuffled, 0, size-1, size, chunk, chunk-1, 2*chunk+1)
+	for _, c := range []struct {
+		name     string
+		newlines *int64
+		idx      []int64
+	}{{"scan", nil, nil}, {"count known", &nl, nil}, {"indexed", &nl, idx}} {
+		for order, offs := range map[string][]int64{"in order": inOrder, "shuffled": shuffled} {
+			sr := &spanReader{r: bytes.NewReader(data)}
+			d := New(sr, size, c.newlines, c.idx, chunk)
+			for _, off := range offs {
+				want := int64(bytes.Count(data[:off], []byte{'\n'})) + 1
+				if got, err := d.LineAt(off); err != nil || got != want {
+					t.Fatalf("%s, %s: LineAt(%d) = %d, %v; want %d", c.name, order, off, got, err, want)
+				}
+			}
+			if order != "in order" {
+				continue
+			}
+			var read int64
+			for _, r := range sr.reads {
+				read += r[1] - r[0]
+			}
+			if read > size+int64(len(offs))*blockSize {
+				t.Errorf("%s: numbering %d offsets in order read %d bytes of %d", c.name, len(offs), read, size)
+			}
 		}
 	}
 }

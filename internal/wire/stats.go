@@ -49,7 +49,11 @@ func (s *Stats) Add(infos []store.Info) {
 		}
 		s.Projected++
 		s.ViewTokens += vt
-		s.SavedBytes += max(0, in.Size-vb)
+		size := in.Size
+		if b, err := strconv.ParseInt(in.Attrs["bytes"], 10, 64); err == nil && b > size {
+			size = b // what the tool returned, of which the store holds a part
+		}
+		s.SavedBytes += max(0, size-vb)
 		if t, err := strconv.ParseInt(in.Attrs["tokens"], 10, 64); err == nil {
 			s.SavedTokens += max(0, t-vt)
 			if in.Attrs["tokens_by"] == "estimate" {

@@ -82,6 +82,9 @@ func MessageWords(msg []byte) Words { return wordsOf(msg, 0) }
 // wordsOf returns the classes of the terms met in text whose message starts
 // at lead, or -1 when it is not located.
 func wordsOf(text []byte, lead int) Words {
+	if !mayHoldTerm(text) {
+		return 0
+	}
 	var w Words
 	scanTerms(text, lead, func(c Words, _, _ int) bool {
 		if c == NoteWord {

@@ -27,7 +27,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 crumb=$work/crumb
 (cd "$repo" && go build -o "$crumb" ./cmd/crumb)
+# crumb's store for this run. The Inspector starts its server with a
+# filtered environment (the TypeScript SDK passes on HOME, PATH and a few
+# more, not CRUMB_STORE), so inspect hands it over with -e. HOME and the
+# cache directory point into $work too, and the run fails when a crumb
+# store appears there: without -e, crumb mcp would have written the
+# user's default store (~/.cache/crumb).
 export CRUMB_STORE=$work/store
+export HOME=$work/home XDG_CACHE_HOME=$work/cache
+mkdir -p "$HOME" "$XDG_CACHE_HOME"
 
 passed=0
 failed=0
@@ -48,7 +56,7 @@ check() { # check NAME OUTPUT-FILE NODE-EXPRESSION-ON-r
 inspect() { # inspect OUTPUT-FILE INSPECTOR-ARGS... -- SERVER...
 	local out=$1
 	shift
-	if ! timeout 120 "$bin/mcp-inspector" --cli "$@" >"$out" 2>"$out.err"; then
+	if ! timeout 120 "$bin/mcp-inspector" --cli -e "CRUMB_STORE=$CRUMB_STORE" "$@" >"$out" 2>"$out.err"; then
 		echo "mcp-inspector failed: $*" >&2
 		cat "$out.err" >&2
 		echo '{}' >"$out"
@@ -80,6 +88,16 @@ ref=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], 
 inspect "$work/read.json" --method tools/call --tool-name crumb_read --tool-arg "ref=$ref" --tool-arg lines=15000:15001 -- "$crumb" mcp -- "$bin/mcp-server-filesystem" "$root"
 check "crumb_read reads lines of the saved result" "$work/read.json" \
 	'r.content[0].text.includes("\n015000: a line of the large file that crumb keeps out of the context\n015001: a line")'
+
+# Every result went to this run's store, none to a default one.
+leaked=$(ls -d "$XDG_CACHE_HOME/crumb" "$HOME/.cache/crumb" 2>/dev/null || true)
+if [[ -z $leaked && -n $(find "$CRUMB_STORE/meta" -name '*.json' -print -quit 2>/dev/null) ]]; then
+	echo "ok   crumb mcp kept its results in CRUMB_STORE, not in the default store"
+	passed=$((passed + 1))
+else
+	echo "FAIL crumb mcp kept its results in CRUMB_STORE, not in the default store (written: ${leaked:-nothing in $CRUMB_STORE})"
+	failed=$((failed + 1))
+fi
 
 echo "mcp-inspector: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,0 +1,88 @@
+package project
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"testing"
+)
+
+// cmdShapeKeyRef is cmdShapeKey as it was first written, a byte at a time:
+// the faster one must give every line the same shape.
+func cmdShapeKeyRef(t []byte) uint64 {
+	i, digits := 0, false
+	for i < len(t) && i < 40 {
+		c := t[i]
+		switch {
+		case c == ' ' || c == '\t':
+		case cmdIsDigit(c):
+			digits = true
+		case c == '[' && !digits && i+1 < len(t) && cmdIsDigit(t[i+1]):
+		case digits && (c == '-' || c == ':' || c == '.' || c == ',' || c == '/' || c == 'T' || c == 'Z' || c == '+' || c == ']'):
+		default:
+			goto done
+		}
+		i++
+	}
+done:
+	var buf [16]byte
+	n := 0
+	for end := min(len(t), i+64); i < end && n < len(buf); i++ {
+		c := t[i]
+		if cmdIsDigit(c) {
+			if n > 0 && buf[n-1] == '0' && cmdIsDigit(t[i-1]) {
+				continue
+			}
+			c = '0'
+		}
+		buf[n] = c
+		n++
+	}
+	w1 := binary.LittleEndian.Uint64(buf[:8])
+	w2 := binary.LittleEndian.Uint64(buf[8:])
+	h := w1*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(w2*0xC2B2AE3D27D4EB4F, 31) ^ uint64(n)*0x165667B19E3779F9
+	return h ^ h>>29
+}
+
+var cmdShapeSeeds = []string{
+	"", " ", "\t\t", "x", "2024-05-01T12:00:00Z INFO x", "   11 | int x;", "test_a.go:12: msg",
+	"day 9: acc-7", "    orders_test.go:456: restocked item 38: 43 units", "[12:00:01] ok",
+	"0000000000000000000000000000000000000000000000000000000000000000001",
+	"                                              indented past forty",
+	"abcdefghijklmno1", "abcdefghijklmnop1", "a1b22c333d4444e55555f666666g7777777h",
+	"0a0b0c0d0e0f0g0h0i0j0k0l0m0n0o0p0q", "--- PASS: TestRestockItem065/n=1 (0.00s)",
+}
+
+// TestCmdShapeKeySame checks that every line of the command fixtures, and
+// lines made to test the edges (indentation past 40 bytes, exactly 16 bytes,
+// digits at the 64-byte limit), keep the shape the byte-at-a-time
+// cmdShapeKey gave them, and that the scan's cmdShapeKeyAt agrees.
+func TestCmdShapeKeySame(t *testing.T) {
+	lines := cmdShapeSeeds
+	for _, f := range commandFixtures(t) {
+		for _, l := range bytes.Split(f.output, []byte("\n")) {
+			lines = append(lines, string(l))
+		}
+	}
+	for _, l := range lines {
+		b := []byte(l)
+		want := cmdShapeKeyRef(b)
+		if got := cmdShapeKey(b); got != want {
+			t.Fatalf("cmdShapeKey(%q) = %x, want %x", l, got, want)
+		}
+		if got := cmdShapeKeyAt(b, cmdIndent(b)); got != want {
+			t.Fatalf("cmdShapeKeyAt(%q) = %x, want %x", l, got, want)
+		}
+	}
+}
+
+func FuzzCmdShapeKey(f *testing.F) {
+	for _, s := range cmdShapeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := cmdShapeKeyAt(b, cmdIndent(b)), cmdShapeKeyRef(b); got != want {
+			t.Fatalf("cmdShapeKeyAt(%q) = %x, want %x", b, got, want)
+		}
+	})
+}
