@@ -215,12 +215,12 @@ func (m *Miner) AddBatched(group uint8, b *Batch, i int, at int64) int {
 
 func (m *Miner) add(group uint8, toks []token, at int64) int {
 	leaf, create := m.route(group, toks, len(m.clusters) < m.opts.MaxClusters)
-	best, sim := -1, 0.0
+	best, sim, differ := -1, 0.0, 0
 	if leaf != nil {
-		best, sim = m.best(leaf.leaf, toks)
+		best, sim, differ = m.best(leaf.leaf, toks)
 	}
 	if best >= 0 && sim >= m.opts.Similarity {
-		m.join(best, toks, at)
+		m.join(best, toks, differ > 0, at)
 		return best
 	}
 	if create != nil {
@@ -237,7 +237,7 @@ func (m *Miner) add(group uint8, toks []token, at int64) int {
 	// Full: join the most similar cluster of the branch if it is at least
 	// half as similar as a join needs.
 	if best >= 0 && sim >= m.opts.Similarity/2 {
-		m.join(best, toks, at)
+		m.join(best, toks, differ > 0, at)
 		return best
 	}
 	m.other++
@@ -252,7 +252,7 @@ func (m *Miner) Match(group uint8, line []byte) int {
 	if leaf == nil {
 		return Other
 	}
-	best, sim := m.best(leaf.leaf, toks)
+	best, sim, _ := m.best(leaf.leaf, toks)
 	if best >= 0 && sim >= m.opts.Similarity {
 		return best
 	}
@@ -343,8 +343,11 @@ func routable(b []byte) bool {
 // positions where both hold the same masked variable (a timestamp, a
 // number), which say nothing about whether two lines share a template. Ties
 // go to the template with more wildcards, then to the older cluster.
-func (m *Miner) best(ids []int32, toks []token) (int, float64) {
-	best, bestSim, bestWild := -1, -1.0, -1
+//
+// It returns too how many of the template's tokens that are no wildcard
+// differ from the line's: join changes nothing when none do.
+func (m *Miner) best(ids []int32, toks []token) (id int, sim float64, differ int) {
+	best, bestSim, bestWild, bestDiffer := -1, -1.0, -1, 0
 	for _, id := range ids {
 		c := m.clusters[id]
 		same, wild, neutral := 0, 0, 0
@@ -363,25 +366,28 @@ func (m *Miner) best(ids []int32, toks []token) (int, float64) {
 			}
 		}
 		sim := 1.0
-		if n := len(c.tokens) - neutral; n > 0 {
+		if n := len(c.sigs) - neutral; n > 0 {
 			sim = float64(same) / float64(n)
 		}
 		if sim > bestSim || sim == bestSim && wild > bestWild {
-			best, bestSim, bestWild = int(id), sim, wild
+			best, bestSim, bestWild, bestDiffer = int(id), sim, wild, len(c.sigs)-same-neutral-wild
 		}
 	}
-	return best, bestSim
+	return best, bestSim, bestDiffer
 }
 
 // join adds toks to cluster id, turning the template's tokens that differ
-// into wildcards; a key=value token keeps its key.
-func (m *Miner) join(id int, toks []token, at int64) {
+// into wildcards; a key=value token keeps its key. differ reports that some
+// token that is no wildcard differs (see best): else only the counts change.
+func (m *Miner) join(id int, toks []token, differ bool, at int64) {
 	c := m.clusters[id]
-	toks = toks[:len(c.sigs)]
-	for i, cs := range c.sigs {
-		if cs&sigMasked == 0 && !sameText(toks[i].text, toks[i].sig, c.tokens[i], cs) {
-			c.tokens[i] = wildcardFor(c.tokens[i], toks[i].text)
-			c.sigs[i] = sigOf([]byte(c.tokens[i])) | sigMasked
+	if differ {
+		toks = toks[:len(c.sigs)]
+		for i, cs := range c.sigs {
+			if cs&sigMasked == 0 && !sameText(toks[i].text, toks[i].sig, c.tokens[i], cs) {
+				c.tokens[i] = wildcardFor(c.tokens[i], toks[i].text)
+				c.sigs[i] = sigOf([]byte(c.tokens[i])) | sigMasked
+			}
 		}
 	}
 	c.count++
