@@ -207,7 +207,7 @@ func (t *tokenizer) words(b []byte) {
 		default:
 			t.word(b[i:j])
 		}
-		i = j
+		i = j + 1 // past the space that ended the word, or past b
 	}
 }
 
