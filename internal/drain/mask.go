@@ -157,12 +157,7 @@ func (t *tokenizer) full() bool { return len(t.toks)-t.first > t.max }
 // bufToken appends the token whose text the buffer holds from start on.
 func (t *tokenizer) bufToken(start int, masked bool) {
 	end := len(t.buf)
-	var sig uint64
-	if b := t.buf[:cap(t.buf)]; start+8 <= len(b) && end-start <= 127 {
-		sig = sig8(b, start, end-start)
-	} else {
-		sig = sigOf(t.buf[start:end])
-	}
+	sig := sigIn(t.buf[:cap(t.buf)], start, end) // past len: bytes of t's own
 	if masked {
 		sig |= sigMasked
 	}
@@ -195,13 +190,7 @@ func (t *tokenizer) words(b []byte) {
 		case sum&0xff == 0 && j-i <= maxTokenLen:
 			// A literal (the loop checks that t is not full), as
 			// literalIn adds it, inlined.
-			sig := uint64(0)
-			if i+8 <= len(b) {
-				sig = sig8(b, i, j-i)
-			} else {
-				sig = sigOf(b[i:j])
-			}
-			t.toks = append(t.toks, token{text: b[i:j:j], sig: sig})
+			t.toks = append(t.toks, token{text: b[i:j:j], sig: sigIn(b, i, j)})
 		case j-i <= maxCounted:
 			t.wordCounted(b, i, j, sum)
 		default:
