@@ -323,7 +323,7 @@ func (t *tokenizer) wordCounted(line []byte, i, j int, sum uint64) {
 	w := line[i:j]
 	if sum>>32&0xff != 0 {
 		if k, keySum := keyEndCounted(w); k > 0 {
-			// key=value: the value's counts are the word's but the
+			// key=value: the value's counts are the word's less the
 			// key's.
 			v := w[k+1:]
 			if len(v) == 0 {
