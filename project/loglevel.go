@@ -188,7 +188,7 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 			if l == sevNone || colonWords[string(w)] {
 				return levelHit{}
 			}
-			return levelHit{level: l, spell: logQuoteRE(string(tok[:k+1]))}
+			return levelHit{level: l, spell: spellOr(levelSpells().bracket, tok[:k+1], func() string { return logQuoteRE(string(tok[:k+1])) })}
 		}
 		return levelHit{}
 	}
@@ -223,7 +223,7 @@ func levelToken(tok []byte, first, afterTS bool) levelHit {
 			return levelHit{}
 		}
 	}
-	return levelHit{level: l, spell: `\b` + string(w) + `\b`}
+	return levelHit{level: l, spell: spellOr(levelSpells().word, w, func() string { return `\b` + string(w) + `\b` })}
 }
 
 // keywordIn finds the first term of line, in the error vocabulary
@@ -244,7 +244,7 @@ func keywordIn(line []byte) levelHit {
 	return levelHit{level: l, spell: rank.TermPattern(line[s:e])}
 }
 
-var jsonLevelKeys = [][]byte{[]byte(`"level":`), []byte(`"lvl":`), []byte(`"severity":`), []byte(`"log.level":`), []byte(`"levelname":`), []byte(`"loglevel":`)}
+var jsonLevelKeys = [...][]byte{[]byte(`"level":`), []byte(`"lvl":`), []byte(`"severity":`), []byte(`"log.level":`), []byte(`"levelname":`), []byte(`"loglevel":`)}
 
 // jsonLevel finds the level of a JSON-lines log line: a string such as
 // "error", or a number as bunyan and pino write them (50 is an error).
@@ -253,7 +253,7 @@ func jsonLevel(line []byte) levelHit {
 	if len(head) > 2048 {
 		head = head[:2048]
 	}
-	for _, key := range jsonLevelKeys {
+	for n, key := range jsonLevelKeys {
 		i := bytes.Index(head, key)
 		if i < 0 {
 			continue
@@ -269,7 +269,9 @@ func jsonLevel(line []byte) levelHit {
 			}
 			w := v[1 : 1+e]
 			l := levelWord(w)
-			return levelHit{level: l, spell: logQuoteRE(string(head[i:i+len(key)])) + ` ?"` + logQuoteRE(string(w)) + `"`}
+			return levelHit{level: l, spell: spellOr(levelSpells().json[n], w, func() string {
+				return logQuoteRE(string(head[i:i+len(key)])) + ` ?"` + logQuoteRE(string(w)) + `"`
+			})}
 		}
 		n := 0
 		k := 0
@@ -294,7 +296,18 @@ func jsonLevel(line []byte) levelHit {
 	return levelHit{}
 }
 
-var kvLevelKeys = [][]byte{[]byte("level="), []byte("lvl="), []byte("severity=")}
+var kvLevelKeys = [3][]byte{[]byte("level="), []byte("lvl="), []byte("severity=")}
+
+// kvKeyV holds where the one 'v' of each of kvLevelKeys is.
+var kvKeyV = func() (at [len(kvLevelKeys)]int) {
+	for n, k := range kvLevelKeys {
+		if bytes.Count(k, []byte("v")) != 1 {
+			panic("project: a key of kvLevelKeys holds no 'v' or more than one")
+		}
+		at[n] = bytes.IndexByte(k, 'v')
+	}
+	return at
+}()
 
 // keyValueLevel finds a logfmt level: level=error.
 func keyValueLevel(line []byte) levelHit {
@@ -305,8 +318,28 @@ func keyValueLevel(line []byte) levelHit {
 	if bytes.IndexByte(head, '=') < 0 {
 		return levelHit{}
 	}
-	for _, key := range kvLevelKeys {
-		i := bytes.Index(head, key)
+	// Where each key first occurs, found by the 'v' each holds once: a
+	// line may hold many '=' and 'l' but few 'v'.
+	var first [len(kvLevelKeys)]int
+	for n := range first {
+		first[n] = -1
+	}
+	for from, found := 0, 0; found < len(kvLevelKeys); {
+		j := bytes.IndexByte(head[from:], 'v')
+		if j < 0 {
+			break
+		}
+		v := from + j
+		for n, key := range kvLevelKeys {
+			if s := v - kvKeyV[n]; first[n] < 0 && s >= 0 && s+len(key) <= len(head) && bytes.Equal(head[s:s+len(key)], key) {
+				first[n] = s
+				found++
+			}
+		}
+		from = v + 1
+	}
+	for n, key := range kvLevelKeys {
+		i := first[n]
 		if i < 0 || (i > 0 && head[i-1] != ' ' && head[i-1] != '\t') {
 			continue
 		}
@@ -323,10 +356,16 @@ func keyValueLevel(line []byte) levelHit {
 		if l == sevNone {
 			return levelHit{}
 		}
-		spell := string(key) + string(v[:k]) + `\b`
+		written := head[i : i+len(key)+k] // key=value
 		if q {
-			spell = string(key) + `"` + string(v[:k]) + `"`
+			written = head[i : i+len(key)+1+k] // key="value
 		}
+		spell := spellOr(levelSpells().kv, written, func() string {
+			if q {
+				return string(key) + `"` + string(v[:k]) + `"`
+			}
+			return string(key) + string(v[:k]) + `\b`
+		})
 		return levelHit{level: l, spell: spell}
 	}
 	return levelHit{}

@@ -83,27 +83,53 @@ type Cluster struct {
 type cluster struct {
 	group  uint8
 	tokens []string
-	wild   []bool // wild[i]: tokens[i] stands for a variable
-	count  int64
-	first  int64
-	last   int64
+	// sigs[i] is the signature of tokens[i] (see sigOf), with sigMasked
+	// set when it stands for a variable: a wildcard.
+	sigs  []uint64
+	count int64
+	first int64
+	last  int64
 }
 
+// A node of the parse tree. Its children are keyed by a token: one of up
+// to seven bytes by its signature, which it is equal to, a longer one by
+// its text.
 type node struct {
-	children map[string]*node
-	wild     *node
-	leaf     []int32
+	short map[uint64]*node
+	long  map[string]*node
+	wild  *node
+	leaf  []int32
 }
 
-type rootKey struct {
-	group uint8
-	n     int
+func (n *node) child(key []byte, sig uint64) *node {
+	if sig>>56 < 8 {
+		return n.short[sig]
+	}
+	return n.long[string(key)]
+}
+
+func (n *node) children() int { return len(n.short) + len(n.long) }
+
+func (n *node) addChild(key []byte, sig uint64) *node {
+	c := &node{}
+	if sig>>56 < 8 {
+		if n.short == nil {
+			n.short = map[uint64]*node{}
+		}
+		n.short[sig] = c
+	} else {
+		if n.long == nil {
+			n.long = map[string]*node{}
+		}
+		n.long[string(key)] = c
+	}
+	return c
 }
 
 // Miner mines templates from lines. It is not safe for concurrent use.
 type Miner struct {
 	opts     Options
-	roots    map[rootKey]*node
+	roots    [256][]*node // by group, then by number of tokens
 	clusters []*cluster
 	other    int64
 	otherBy  [256]int64
@@ -115,9 +141,8 @@ type Miner struct {
 func New(opts Options) *Miner {
 	opts = opts.withDefaults()
 	return &Miner{
-		opts:  opts,
-		roots: map[rootKey]*node{},
-		tok:   tokenizer{max: opts.MaxTokens},
+		opts: opts,
+		tok:  tokenizer{max: opts.MaxTokens},
 	}
 }
 
@@ -190,20 +215,20 @@ func (m *Miner) AddBatched(group uint8, b *Batch, i int, at int64) int {
 
 func (m *Miner) add(group uint8, toks []token, at int64) int {
 	leaf, create := m.route(group, toks, len(m.clusters) < m.opts.MaxClusters)
-	best, sim := -1, 0.0
+	best, sim, differ := -1, 0.0, 0
 	if leaf != nil {
-		best, sim = m.best(leaf.leaf, toks)
+		best, sim, differ = m.best(leaf.leaf, toks)
 	}
 	if best >= 0 && sim >= m.opts.Similarity {
-		m.join(best, toks, at)
+		m.join(best, toks, differ > 0, at)
 		return best
 	}
 	if create != nil {
 		id := len(m.clusters)
-		c := &cluster{group: group, tokens: make([]string, len(toks)), wild: make([]bool, len(toks)), count: 1, first: at, last: at}
+		c := &cluster{group: group, tokens: make([]string, len(toks)), sigs: make([]uint64, len(toks)), count: 1, first: at, last: at}
 		for i, t := range toks {
 			c.tokens[i] = string(t.text)
-			c.wild[i] = t.masked
+			c.sigs[i] = t.sig
 		}
 		m.clusters = append(m.clusters, c)
 		create.leaf = append(create.leaf, int32(id))
@@ -212,7 +237,7 @@ func (m *Miner) add(group uint8, toks []token, at int64) int {
 	// Full: join the most similar cluster of the branch if it is at least
 	// half as similar as a join needs.
 	if best >= 0 && sim >= m.opts.Similarity/2 {
-		m.join(best, toks, at)
+		m.join(best, toks, differ > 0, at)
 		return best
 	}
 	m.other++
@@ -227,7 +252,7 @@ func (m *Miner) Match(group uint8, line []byte) int {
 	if leaf == nil {
 		return Other
 	}
-	best, sim := m.best(leaf.leaf, toks)
+	best, sim, _ := m.best(leaf.leaf, toks)
 	if best >= 0 && sim >= m.opts.Similarity {
 		return best
 	}
@@ -238,14 +263,21 @@ func (m *Miner) Match(group uint8, line []byte) int {
 // missing nodes and returns the leaf also as create; otherwise a missing
 // node ends the walk with a nil leaf.
 func (m *Miner) route(group uint8, toks []token, grow bool) (leaf, create *node) {
-	rk := rootKey{group, len(toks)}
-	n := m.roots[rk]
+	roots := m.roots[group]
+	var n *node
+	if len(toks) < len(roots) {
+		n = roots[len(toks)]
+	}
 	if n == nil {
 		if !grow {
 			return nil, nil
 		}
+		if len(toks) >= len(roots) {
+			roots = append(roots, make([]*node, len(toks)+1-len(roots))...)
+			m.roots[group] = roots
+		}
 		n = &node{}
-		m.roots[rk] = n
+		roots[len(toks)] = n
 	}
 	// The tree is keyed by the first tokens that look like words, as
 	// Drain routes tokens with digits to a wildcard branch; skipping the
@@ -253,26 +285,23 @@ func (m *Miner) route(group uint8, toks []token, grow bool) (leaf, create *node)
 	// taking a level of the tree.
 	m.keys = m.keys[:0]
 	for i := 0; i < len(toks) && len(m.keys) < m.opts.Depth-2; i++ {
-		if !toks[i].masked && routable(toks[i].text) {
+		if !toks[i].masked() && routable(toks[i].text) {
 			m.keys = append(m.keys, i)
 		}
 	}
 	for d := 0; d < m.opts.Depth-2; d++ {
 		var key []byte
+		var sig uint64 // of no key: sigOf(nil)
 		if d < len(m.keys) {
-			key = toks[m.keys[d]].text
+			key, sig = toks[m.keys[d]].text, toks[m.keys[d]].sig
 		}
-		next := n.children[string(key)]
+		next := n.child(key, sig)
 		if next == nil {
 			switch {
 			case !grow:
 				next = n.wild
-			case len(n.children) < m.opts.MaxChildren:
-				if n.children == nil {
-					n.children = map[string]*node{}
-				}
-				next = &node{}
-				n.children[string(key)] = next
+			case n.children() < m.opts.MaxChildren:
+				next = n.addChild(key, sig)
 			default:
 				if n.wild == nil {
 					n.wild = &node{}
@@ -314,42 +343,51 @@ func routable(b []byte) bool {
 // positions where both hold the same masked variable (a timestamp, a
 // number), which say nothing about whether two lines share a template. Ties
 // go to the template with more wildcards, then to the older cluster.
-func (m *Miner) best(ids []int32, toks []token) (int, float64) {
-	best, bestSim, bestWild := -1, -1.0, -1
+//
+// It returns too how many of the template's tokens that are no wildcard
+// differ from the line's: join changes nothing when none do.
+func (m *Miner) best(ids []int32, toks []token) (id int, sim float64, differ int) {
+	best, bestSim, bestWild, bestDiffer := -1, -1.0, -1, 0
 	for _, id := range ids {
 		c := m.clusters[id]
 		same, wild, neutral := 0, 0, 0
-		for i, t := range c.tokens {
+		tokens := c.tokens[:len(c.sigs)]
+		toks := toks[:len(c.sigs)]
+		for i, cs := range c.sigs {
 			switch {
-			case string(toks[i].text) == t:
-				if toks[i].masked && c.wild[i] {
-					neutral++
+			case sameText(toks[i].text, toks[i].sig, tokens[i], cs):
+				if toks[i].sig&cs&sigMasked != 0 {
+					neutral++ // the same variable on both sides
 				} else {
 					same++
 				}
-			case c.wild[i]:
+			case cs&sigMasked != 0:
 				wild++
 			}
 		}
 		sim := 1.0
-		if n := len(c.tokens) - neutral; n > 0 {
+		if n := len(c.sigs) - neutral; n > 0 {
 			sim = float64(same) / float64(n)
 		}
 		if sim > bestSim || sim == bestSim && wild > bestWild {
-			best, bestSim, bestWild = int(id), sim, wild
+			best, bestSim, bestWild, bestDiffer = int(id), sim, wild, len(c.sigs)-same-neutral-wild
 		}
 	}
-	return best, bestSim
+	return best, bestSim, bestDiffer
 }
 
 // join adds toks to cluster id, turning the template's tokens that differ
-// into wildcards; a key=value token keeps its key.
-func (m *Miner) join(id int, toks []token, at int64) {
+// into wildcards; a key=value token keeps its key. differ reports that some
+// token that is no wildcard differs (see best): else only the counts change.
+func (m *Miner) join(id int, toks []token, differ bool, at int64) {
 	c := m.clusters[id]
-	for i, t := range c.tokens {
-		if !c.wild[i] && string(toks[i].text) != t {
-			c.tokens[i] = wildcardFor(t, toks[i].text)
-			c.wild[i] = true
+	if differ {
+		toks = toks[:len(c.sigs)]
+		for i, cs := range c.sigs {
+			if cs&sigMasked == 0 && !sameText(toks[i].text, toks[i].sig, c.tokens[i], cs) {
+				c.tokens[i] = wildcardFor(c.tokens[i], toks[i].text)
+				c.sigs[i] = sigOf([]byte(c.tokens[i])) | sigMasked
+			}
 		}
 	}
 	c.count++

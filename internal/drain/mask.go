@@ -1,6 +1,9 @@
 package drain
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Wildcard stands for a variable token in a template.
 const Wildcard = "<*>"
@@ -16,8 +19,51 @@ const maxTokenLen = 64
 // or literal bytes; pre and post hold punctuation kept around a masked
 // core, as in "[<*>]".
 type token struct {
-	text   []byte // the token as it shows in a template
-	masked bool   // the token's core is a variable
+	text []byte // the token as it shows in a template
+	// sig is the text's signature (see sigOf), with sigMasked set when
+	// the token's core is a variable.
+	sig uint64
+}
+
+func (t *token) masked() bool { return t.sig&sigMasked != 0 }
+
+// sigMasked is the bit of a signature that marks a variable; the miner
+// marks the wildcards of a template by it.
+const sigMasked = 1 << 63
+
+// sigOf returns a text's signature: its length (up to 127) in bits 56 to
+// 62, and its first seven bytes below. Two texts of up to seven bytes are
+// equal when their signatures are; longer ones can be equal only when their
+// signatures are (see sameText). The miner compares tokens by them.
+func sigOf(b []byte) uint64 {
+	var v uint64
+	for i := range min(len(b), 7) {
+		v |= uint64(b[i]) << (8 * i)
+	}
+	return v | uint64(min(len(b), 127))<<56
+}
+
+// sigIn returns sigOf(b[i:j]).
+func sigIn(b []byte, i, j int) uint64 {
+	if i+8 <= len(b) && j-i <= 127 {
+		return sig8(b, i, j-i)
+	}
+	return sigOf(b[i:j])
+}
+
+// sig8 returns sigOf(b[i:i+n]), reading the eight bytes from b[i] at once:
+// b holds them, and n is at most 127.
+func sig8(b []byte, i, n int) uint64 {
+	return binary.LittleEndian.Uint64(b[i:])&sigMasks[min(uint(n), 7)] | uint64(n)<<56
+}
+
+// sigMasks[n] keeps the lowest n bytes of a uint64.
+var sigMasks = [8]uint64{0, 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
+
+// sameText reports whether a token's text, of signature sig, is t, of
+// signature tsig; sigMasked is no part of the text.
+func sameText(text []byte, sig uint64, t string, tsig uint64) bool {
+	return (sig^tsig)<<1 == 0 && (tsig>>56&0x7f < 8 || string(text) == t)
 }
 
 // tokenizer splits lines into masked tokens, reusing its buffers.
@@ -36,6 +82,9 @@ type tokenizer struct {
 // other text splits at white space. Obvious variables are masked. At most
 // t.max tokens are kept; an Ellipsis token stands for the rest.
 func (t *tokenizer) tokenize(line []byte) []token {
+	if jsonStart(line) >= 0 {
+		return t.tokenizeStamped(line, 0, 0) // a JSON object's time is a member
+	}
 	s, e, ok := Timestamp(line)
 	if !ok {
 		e = 0
@@ -68,8 +117,8 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 		t.words(line[:ks])
 		if ks < s {
 			t.addKV(line[ks:s-1], []byte(Wildcard), true)
-		} else {
-			t.add([]byte(Wildcard), true)
+		} else if !t.full() {
+			t.toks = append(t.toks, token{text: wildcard, sig: wildcardSig | sigMasked})
 		}
 		if j := jsonStart(line[e:]); j >= 0 {
 			t.json(line[e+j:])
@@ -81,7 +130,7 @@ func (t *tokenizer) tokenizeStamped(line []byte, s, e int) []token {
 	}
 	if len(t.toks)-t.first > t.max {
 		t.toks = t.toks[:t.first+t.max-1]
-		t.toks = append(t.toks, token{text: []byte(Ellipsis), masked: true})
+		t.toks = append(t.toks, token{text: ellipsis, sig: ellipsisSig | sigMasked})
 	}
 	return t.toks[t.first:]
 }
@@ -105,14 +154,14 @@ func jsonStart(rest []byte) int {
 
 func (t *tokenizer) full() bool { return len(t.toks)-t.first > t.max }
 
-// add appends a token, copying its text into the buffer.
-func (t *tokenizer) add(text []byte, masked bool) {
-	if t.full() {
-		return
+// bufToken appends the token whose text the buffer holds from start on.
+func (t *tokenizer) bufToken(start int, masked bool) {
+	end := len(t.buf)
+	sig := sigIn(t.buf[:cap(t.buf)], start, end) // past len: bytes of t's own
+	if masked {
+		sig |= sigMasked
 	}
-	start := len(t.buf)
-	t.buf = append(t.buf, text...)
-	t.toks = append(t.toks, token{text: t.buf[start:len(t.buf):len(t.buf)], masked: masked})
+	t.toks = append(t.toks, token{text: t.buf[start:end:end], sig: sig})
 }
 
 // words splits b at white space and adds each word, masked.
@@ -122,28 +171,32 @@ func (t *tokenizer) words(b []byte) {
 		for i < len(b) && isSpace(b[i]) {
 			i++
 		}
-		// One pass finds the word's end and whether it holds a digit: a
-		// word without one, short enough to be kept, is no variable (nor
-		// is the value of a key=value word without one), and is the most
-		// common word of a log.
+		// One pass finds the word's end and counts its classes of bytes
+		// (see wordCounts): a word without a digit, short enough to be
+		// kept, is no variable (nor is the value of a key=value word
+		// without one), and is the most common word of a log.
 		j := i
-		var classes byte
+		var sum uint64
 		for j < len(b) {
-			k := byteClass[b[j]]
-			if k&classSpace != 0 {
+			k := wordCounts[b[j]]
+			if k&countSpace != 0 {
 				break
 			}
-			classes |= k
+			sum += k
 			j++
 		}
 		switch {
 		case j == i:
-		case classes&classDigit == 0 && j-i <= maxTokenLen:
-			t.literal(b[i:j])
+		case sum&0xff == 0 && j-i <= maxTokenLen:
+			// A literal (the loop checks that t is not full), as
+			// literalIn adds it, inlined.
+			t.toks = append(t.toks, token{text: b[i:j:j], sig: sigIn(b, i, j)})
+		case j-i <= maxCounted:
+			t.wordCounted(b, i, j, sum)
 		default:
 			t.word(b[i:j])
 		}
-		i = j
+		i = j + 1 // past the space that ended the word, or past b
 	}
 }
 
@@ -153,7 +206,15 @@ func (t *tokenizer) literal(w []byte) {
 	if t.full() {
 		return
 	}
-	t.toks = append(t.toks, token{text: w[:len(w):len(w)]})
+	t.toks = append(t.toks, token{text: w[:len(w):len(w)], sig: sigOf(w)})
+}
+
+// literalIn is literal for the word b[i:j].
+func (t *tokenizer) literalIn(b []byte, i, j int) {
+	if t.full() {
+		return
+	}
+	t.toks = append(t.toks, token{text: b[i:j:j], sig: sigIn(b, i, j)})
 }
 
 func isSpace(c byte) bool { return byteClass[c]&classSpace != 0 }
@@ -167,6 +228,9 @@ const (
 	classLetter             // bit 2
 	classSlash
 	classSpace
+	classOpen  // punctuation before a word's core (isOpenPunct)
+	classClose // punctuation after it (isClosePunct)
+	classIdent // a byte of a key in key=value (keyEnd)
 )
 
 var byteClass = func() (t [256]byte) {
@@ -183,6 +247,15 @@ var byteClass = func() (t [256]byte) {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f':
 			t[c] = classSpace
 		}
+		if isOpenPunct(byte(c)) {
+			t[c] |= classOpen
+		}
+		if isClosePunct(byte(c)) {
+			t[c] |= classClose
+		}
+		if b := byte(c); isLetterByte(b) || isDigitByte(b) || b == '_' || b == '.' || b == '-' {
+			t[c] |= classIdent
+		}
 	}
 	return t
 }()
@@ -191,6 +264,19 @@ var byteClass = func() (t [256]byte) {
 // its class: digits in the lowest, then hex letters, other letters and
 // slashes.
 var classCounts = func() (t [256]uint32) {
+	for c := range 256 {
+		t[c] = uint32(wordCounts[c] & 0xffffffff)
+	}
+	return t
+}()
+
+// wordCounts is classCounts for a whole word: the same four counts in the
+// low half of a uint64, then a count of '=' (a key=value word), and
+// countSpace for white space, where a word ends. The bytes of punctuation
+// around a word's core (see coreSpan) count in none of the four, so the
+// counts of a word are those of its core. They are exact for a word of up
+// to maxCounted bytes.
+var wordCounts = func() (t [256]uint64) {
 	for c := range 256 {
 		k := byteClass[c]
 		if k&classDigit != 0 {
@@ -205,79 +291,150 @@ var classCounts = func() (t [256]uint32) {
 		if k&classSlash != 0 {
 			t[c] |= 1 << 24
 		}
+		if k&classSpace != 0 {
+			t[c] |= countSpace
+		}
 	}
+	t['='] |= 1 << 32
 	return t
 }()
+
+const (
+	countSpace = 1 << 63
+	maxCounted = 255 // the most a byte of a sum of wordCounts counts
+)
 
 // word adds one word, masking its core or, for key=value, its value.
 func (t *tokenizer) word(w []byte) {
 	if k := keyEnd(w); k > 0 {
-		pre := w[:k+1]
-		v := w[k+1:]
-		if len(v) > 0 && variable(core(v)) {
-			t.maskedWord(pre, false, v)
-			return
-		}
-		t.literal(w)
+		t.keyValue(w, k)
 		return
 	}
-	if variable(core(w)) {
-		t.maskedWord(nil, false, w)
+	if a, b := coreSpan(w); variable(w[a:b]) {
+		t.maskedWord(nil, false, w, a, b)
 		return
 	}
 	t.literal(w)
 }
 
+// wordCounted is word for the word line[i:j], of at most maxCounted
+// bytes, whose wordCounts add up to sum.
+func (t *tokenizer) wordCounted(line []byte, i, j int, sum uint64) {
+	w := line[i:j]
+	if sum>>32&0xff != 0 {
+		if k, keySum := keyEndCounted(w); k > 0 {
+			// key=value: the value's counts are the word's less the
+			// key's.
+			v := w[k+1:]
+			if len(v) == 0 {
+				t.literalIn(line, i, j)
+				return
+			}
+			if a, b := coreSpan(v); variableCounted(v[a:b], uint32(sum)-keySum) {
+				t.maskedWord(nil, false, w, k+1+a, k+1+b)
+				return
+			}
+			t.literalIn(line, i, j)
+			return
+		}
+	}
+	a, b := coreSpan(w)
+	if !variableCounted(w[a:b], uint32(sum)) {
+		t.literalIn(line, i, j)
+		return
+	}
+	if a == 0 && b == len(w) {
+		// All of it is the variable: the token is the wildcard alone.
+		if !t.full() {
+			t.toks = append(t.toks, token{text: wildcard, sig: wildcardSig | sigMasked})
+		}
+		return
+	}
+	t.maskedWord(nil, false, w, a, b)
+}
+
+// keyValue adds a key=value word whose '=' is w[k].
+func (t *tokenizer) keyValue(w []byte, k int) {
+	if v := w[k+1:]; len(v) > 0 {
+		if a, b := coreSpan(v); variable(v[a:b]) {
+			t.maskedWord(w[:k+1], false, v, a, b)
+			return
+		}
+	}
+	t.literal(w)
+}
+
+// wildcard and ellipsis are the texts of the tokens Wildcard and Ellipsis
+// alone; tokens are never written to, so they may all share them.
+var (
+	wildcard    = []byte(Wildcard)[:len(Wildcard):len(Wildcard)]
+	ellipsis    = []byte(Ellipsis)[:len(Ellipsis):len(Ellipsis)]
+	wildcardSig = sigOf(wildcard)
+	ellipsisSig = sigOf(ellipsis)
+)
+
 // maskedWord adds key (which may be empty; eq adds "=" after it) and w
-// with w's core replaced by the wildcard, keeping the punctuation around it.
-func (t *tokenizer) maskedWord(key []byte, eq bool, w []byte) {
+// with w's core, w[a:b] (see coreSpan), replaced by the wildcard, keeping
+// the punctuation around it.
+func (t *tokenizer) maskedWord(key []byte, eq bool, w []byte, a, b int) {
 	if t.full() {
 		return
 	}
-	a, b := coreSpan(w)
 	start := len(t.buf)
-	t.buf = append(t.buf, key...)
+	// Most of the parts are empty, and the rest short: appending nothing
+	// still costs a call.
+	if len(key) > 0 {
+		t.buf = append(t.buf, key...)
+	}
 	if eq {
 		t.buf = append(t.buf, '=')
 	}
-	t.buf = append(t.buf, w[:a]...)
-	t.buf = append(t.buf, Wildcard...)
-	t.buf = append(t.buf, w[b:]...)
-	t.toks = append(t.toks, token{text: t.buf[start:len(t.buf):len(t.buf)], masked: true})
+	if a > 0 {
+		t.buf = append(t.buf, w[:a]...)
+	}
+	t.buf = append(t.buf, Wildcard[0], Wildcard[1], Wildcard[2])
+	if b < len(w) {
+		t.buf = append(t.buf, w[b:]...)
+	}
+	t.bufToken(start, true)
 }
 
 // keyEnd returns the index of the '=' of a key=value word whose key is a
-// plain identifier, or -1.
+// plain identifier (ASCII letters, digits, '_', '.', '-'), or -1.
 func keyEnd(w []byte) int {
+	k, _ := keyEndCounted(w)
+	return k
+}
+
+// keyEndCounted is keyEnd, and returns the sum of the classCounts of the
+// key's bytes too.
+func keyEndCounted(w []byte) (int, uint32) {
+	var sum uint32
 	for i, c := range w {
 		if c == '=' {
 			if i == 0 {
-				return -1
+				return -1, 0
 			}
-			return i
+			return i, sum
 		}
-		if !(isLetterByte(c) || isDigitByte(c) || c == '_' || c == '.' || c == '-') {
-			return -1
+		if byteClass[c]&classIdent == 0 {
+			return -1, 0
 		}
+		sum += classCounts[c]
 	}
-	return -1
+	return -1, 0
 }
 
 // coreSpan returns the span of w without the punctuation around it.
 func coreSpan(w []byte) (int, int) {
 	a, b := 0, len(w)
-	for a < b && isOpenPunct(w[a]) {
+	for a < b && byteClass[w[a]]&classOpen != 0 {
 		a++
 	}
-	for b > a && isClosePunct(w[b-1]) {
+	for b > a && byteClass[w[b-1]]&classClose != 0 {
 		b--
 	}
 	return a, b
-}
-
-func core(w []byte) []byte {
-	a, b := coreSpan(w)
-	return w[a:b]
 }
 
 func isOpenPunct(c byte) bool {
@@ -298,11 +455,18 @@ func variable(c []byte) bool {
 	if len(c) > maxTokenLen {
 		return true
 	}
-	// One sum counts the four classes at once, a byte of the sum each:
-	// no count passes maxTokenLen.
 	var sum uint32
 	for _, ch := range c {
 		sum += classCounts[ch]
+	}
+	return variableCounted(c, sum)
+}
+
+// variableCounted is variable for a core c whose classCounts add up to sum
+// (exactly, one byte of the sum each: c holds at most maxCounted bytes).
+func variableCounted(c []byte, sum uint32) bool {
+	if len(c) > maxTokenLen {
+		return true
 	}
 	digits, hexLetters, letters := int(sum&0xff), int(sum>>8&0xff), int(sum>>16&0xff)
 	slash := sum>>24 != 0
@@ -438,16 +602,18 @@ func (t *tokenizer) member(key, val []byte, quoted, nested bool) {
 		}, key)
 	}
 	if nested || len(val) > maxTokenLen && !(quoted && hasSpace(val)) {
-		t.addKV(key, []byte(Wildcard), true)
+		t.addKV(key, wildcard, true)
 		return
 	}
-	if _, e, ok := Timestamp(val); ok && e == len(val) {
-		t.addKV(key, []byte(Wildcard), true)
-		return
+	if maybeTimestamp(val) {
+		if _, e, ok := Timestamp(val); ok && e == len(val) {
+			t.addKV(key, wildcard, true)
+			return
+		}
 	}
 	if !quoted || !hasSpace(val) {
-		if variable(core(val)) {
-			t.maskedWord(key, true, val)
+		if a, b := coreSpan(val); variable(val[a:b]) {
+			t.maskedWord(key, true, val, a, b)
 			return
 		}
 		t.addKV(key, val, false)
@@ -459,12 +625,26 @@ func (t *tokenizer) member(key, val []byte, quoted, nested bool) {
 		j++
 	}
 	first := val[:j]
-	if variable(core(first)) {
-		t.maskedWord(key, true, first)
+	if a, b := coreSpan(first); variable(first[a:b]) {
+		t.maskedWord(key, true, first, a, b)
 	} else {
 		t.addKV(key, first, false)
 	}
 	t.words(val[j:])
+}
+
+// maybeTimestamp reports whether b may hold a timestamp: one is at least
+// probeLimit bytes long and holds a digit.
+func maybeTimestamp(b []byte) bool {
+	if len(b) < probeLimit {
+		return false
+	}
+	for _, c := range b {
+		if isDigitByte(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // addKV adds the token key=val.
@@ -476,7 +656,7 @@ func (t *tokenizer) addKV(key, val []byte, masked bool) {
 	t.buf = append(t.buf, key...)
 	t.buf = append(t.buf, '=')
 	t.buf = append(t.buf, val...)
-	t.toks = append(t.toks, token{text: t.buf[start:len(t.buf):len(t.buf)], masked: masked})
+	t.bufToken(start, masked)
 }
 
 func hasSpace(b []byte) bool {
@@ -498,6 +678,10 @@ func skipSpaceJSON(b []byte, i int) int {
 // stringEnd returns the index just past the JSON string that starts at
 // b[i] (a quote), or -1 when it does not end.
 func stringEnd(b []byte, i int) int {
+	// Most strings hold no escape: their end is the next quote.
+	if q := bytes.IndexByte(b[i+1:], '"'); q >= 0 && bytes.IndexByte(b[i+1:i+1+q], '\\') < 0 {
+		return i + 1 + q + 1
+	}
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
 		case '\\':
