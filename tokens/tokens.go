@@ -9,6 +9,7 @@ package tokens
 import (
 	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Counter counts the tokens of a text. Implementations must be safe for
@@ -59,23 +60,31 @@ func (o200k) CountsAtMostBytes() bool { return true }
 // memory speed and is meant for deciding whether a text is near a budget, not
 // for receipts of what a model was shown.
 func Estimate(s string) int {
-	if s == "" {
-		return 0
-	}
-	ascii, other := 0, 0
-	for i := 0; i < len(s); {
-		c := s[i]
+	// The bytes of s, read in place: classes only reads them.
+	ascii, other := classes(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return estimateOf(ascii, other, len(s) > 0)
+}
+
+// classes counts the ASCII bytes of text and the bytes that start a
+// multi-byte rune (or stand alone where one should: invalid UTF-8).
+func classes(text []byte) (ascii, other int64) {
+	var a, o int
+	for _, c := range text {
 		if c < utf8.RuneSelf {
-			ascii++
-			i++
-			continue
+			a++
+		} else if utf8.RuneStart(c) {
+			o++
 		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		other++
-		i += size
 	}
-	n := (ascii+3)/4 + other
-	if n == 0 {
+	return int64(a), int64(o)
+}
+
+// estimateOf is the estimate of a text of ascii ASCII bytes and other
+// other runes: a token per four ASCII bytes and per other rune, and one at
+// least for a text that is not empty.
+func estimateOf(ascii, other int64, nonEmpty bool) int {
+	n := int((ascii+3)/4 + other)
+	if n == 0 && nonEmpty {
 		n = 1
 	}
 	return n

@@ -89,13 +89,14 @@ func TestCountsAtMostBytes(t *testing.T) {
 }
 
 // TestEstimateWriter: the estimate tallied over a text written in pieces,
-// cut anywhere (inside a rune too), is Estimate of the whole text.
+// cut anywhere (inside a rune too), is Estimate of the whole text, valid
+// UTF-8 or not.
 func TestEstimateWriter(t *testing.T) {
 	src, err := os.ReadFile("tokens.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{"", "a", "héllo wörld — ünïcode", string(src), strings.Repeat("日本語のテキスト\n", 300)} {
+	for _, text := range []string{"", "a", "héllo wörld — ünïcode", string(src), strings.Repeat("日本語のテキスト\n", 300), "\xff\xfe broken \x80\x80 utf-8 \xe6\x97", "\x80"} {
 		for _, piece := range []int{1, 2, 3, 7, 4096} {
 			var w EstimateWriter
 			for i := 0; i < len(text); i += piece {
