@@ -50,18 +50,9 @@ func TestSpilledReceipt(t *testing.T) {
 	whole := tokens.Estimate(cost.Text) + cost.Images
 
 	// The same result projected whole, unspilled, by the library.
-	st, err := store.OpenDir(t.TempDir(), store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	g, err := crumb.New(crumb.Config{Store: st, Budget: 2000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	unspilled, err := g.Project(context.Background(), crumb.Result{Tool: "read_text_file", Kind: crumb.KindMCP, Body: raw})
-	if err != nil || unspilled.Receipt.Tokens == nil {
-		t.Fatalf("projecting the result whole: %v, %+v", err, unspilled.Receipt)
+	unspilled := projectWhole(t, 2000, "read_text_file", raw)
+	if unspilled.Receipt.Tokens == nil {
+		t.Fatalf("projecting the result whole: no tokens in %+v", unspilled.Receipt)
 	}
 
 	// Through the proxy, which stores the text apart: the store records

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crumb-dev/crumb"
-	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -112,19 +110,7 @@ func TestUnknownSchemaRealResult(t *testing.T) {
 	if resp.Error != nil || !bytes.Contains(resp.Result, []byte(`"structuredContent"`)) {
 		t.Fatalf("read_text_file: %+v %.200s", resp.Error, resp.Result)
 	}
-	st, err := store.OpenDir(t.TempDir(), store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	g, err := crumb.New(crumb.Config{Store: st, Budget: 2000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := g.Project(context.Background(), crumb.Result{Tool: "read_text_file", Kind: crumb.KindMCP, Body: resp.Result})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := projectWhole(t, 2000, "read_text_file", resp.Result)
 	var out struct {
 		Content           []json.RawMessage `json:"content"`
 		StructuredContent json.RawMessage   `json:"structuredContent"`

@@ -107,6 +107,22 @@ func testConfig(t testing.TB, budget int) Config {
 	return Config{Guard: crumb.Config{Store: d, Budget: budget}}
 }
 
+// projectWhole projects a tools/call result with the library alone, over
+// the store of a fresh test configuration: what the proxy's view is
+// compared with.
+func projectWhole(t testing.TB, budget int, tool string, result []byte) *crumb.View {
+	t.Helper()
+	g, err := crumb.New(testConfig(t, budget).Guard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := g.Project(context.Background(), crumb.Result{Tool: tool, Kind: crumb.KindMCP, Body: result})
+	if err != nil {
+		t.Fatalf("projecting the result with the library: %v", err)
+	}
+	return v
+}
+
 // wireMsg is a JSON-RPC message as the raw client sees it.
 type wireMsg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
