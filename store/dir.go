@@ -201,6 +201,12 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("store: no store directory given")
 	}
+	if scheme := URLScheme(path); scheme != "" {
+		if err := CheckLocation(path); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("store: %s:// names a store of another backend, not a directory; open it with that backend", scheme)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: store directory %q: %w", path, err)
