@@ -190,8 +190,9 @@ func ReadObject(ctx context.Context, obj store.Object, req Request, opts Options
 	// A read that names its lines or bytes reads them as text, whatever
 	// the content looks like: views name such reads for whatever they show
 	// as lines, and every line is rendered clean. Only a read that names
-	// nothing, the first page of a result, refuses content that is binary.
-	if req.Lines == nil && req.Bytes == nil && isBinary(obj) {
+	// nothing, the first page of a result, refuses content that is binary,
+	// and only when its view did too (see readsAsBinary).
+	if req.Lines == nil && req.Bytes == nil && readsAsBinary(obj) {
 		info := obj.Info()
 		return Page{}, fmt.Errorf("%w: %s holds %s of %s; it has no lines to show. Write the exact bytes to a file with: crumb read %s --all > FILE",
 			ErrBinary, req.Ref, textfmt.Size(info.Size), sniff.Describe(headOf(obj)), req.Ref)
@@ -614,11 +615,20 @@ func (w *pageWriter) footer(next *Request) string {
 	return "[end of the range asked for]"
 }
 
-// isBinary reports whether an object holds binary content, by sniffing its
-// first bytes. The kind recorded with the object is not consulted: it is a
-// fact about one projection of the content (the same bytes may be stored
-// again as another kind), and reads must not change with it.
-func isBinary(obj store.Object) bool {
+// readsAsBinary reports whether a read that names nothing refuses an object
+// as binary: its first bytes sniff as binary, and it was not stored as a
+// kind whose view shows lines. A view of a command's output, a text, a file
+// read or any kind but binary shows whatever the bytes are as clean lines,
+// so the first page of such a result shows lines too: the view and the read
+// give one answer. Left to crumb (no kind recorded, or binary), content
+// that sniffs as binary gets the binary view, and the read refuses it the
+// same way. Content that sniffs as text reads as lines whatever kind it was
+// stored as, so storing the same bytes again as binary never breaks the
+// reads an earlier view named.
+func readsAsBinary(obj store.Object) bool {
+	if k := obj.Info().Kind; k != "" && k != "binary" {
+		return false
+	}
 	return sniff.IsBinary(headOf(obj))
 }
 
