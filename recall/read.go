@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
@@ -24,8 +25,9 @@ const MinBudget = 100
 
 // MaxBudget is the largest budget a page or a view may ask for: more than
 // any model's context holds, and small enough that the sizes derived from a
-// budget (the bytes of a line read for a page) cannot overflow.
-const MaxBudget = 10_000_000
+// budget (the bytes of a line read for a page) cannot overflow. It is the
+// budget of the one table every surface checks (internal/limits).
+const MaxBudget = limits.MaxBudget
 
 // Options shape a page.
 type Options struct {
@@ -73,8 +75,8 @@ func (o Options) Validate() error {
 // ValidateBudget checks a token budget as Options.Validate does. The command
 // line and the MCP tools call it on the budgets they are given.
 func ValidateBudget(n int) error {
-	if n < 0 || n > MaxBudget {
-		return fmt.Errorf("%w: a budget of %d tokens: want 1 to %s (0 means the default, %s)", ErrBadRequest, n, textfmt.Int(MaxBudget), textfmt.Int(DefaultBudget))
+	if n != 0 && limits.Budget.Check(int64(n)) != nil {
+		return fmt.Errorf("%w: a budget of %s tokens: want %s; 0 means the default, %s", ErrBadRequest, textfmt.Int(int64(n)), limits.Budget.Range(), textfmt.Int(DefaultBudget))
 	}
 	return nil
 }
