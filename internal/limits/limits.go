@@ -67,9 +67,9 @@ var (
 	Budget = Limit{Name: "budget", Min: 1, Max: MaxBudget, Unit: "tokens",
 		Where: "`--budget` of project, run, read, grep, serve; `budget` of the sidecar's routes"}
 	ProxyBudget = Limit{Name: "proxy budget", Min: 0, Max: MaxBudget, Unit: "tokens", Zero: "the configuration's, else 2,000",
-		Where: "`crumb mcp --budget`"}
+		Where: "`crumb mcp --budget`; `budget` of its configuration file and of each `[[tools]]` entry"}
 	Threshold = Limit{Name: "threshold", Min: 0, Max: MaxBudget, Unit: "tokens", Zero: "the budget",
-		Where: "`--threshold` of project and mcp; `threshold` of `POST /v1/results`"}
+		Where: "`--threshold` of project and mcp; `threshold` of `POST /v1/results` and of `crumb mcp`'s configuration file"}
 	CompactBudget = Limit{Name: "compaction budget", Min: 0, Max: MaxBudget, Unit: "tokens", Zero: "tool results become breadcrumbs, nothing folds",
 		Where: "`crumb compact --budget`; `budget` of `POST /v1/compact`"}
 	BreadcrumbOver = Limit{Name: "breadcrumb threshold", Min: 1, Max: MaxBudget, Unit: "tokens",
