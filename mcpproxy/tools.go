@@ -129,6 +129,13 @@ type toolDef struct {
 
 const readOnly = `{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`
 
+// intProp is the JSON schema of a whole-number argument, preceded by a
+// comma: its range is the one every surface checks (internal/limits).
+func intProp(name string, lim limits.Limit, description string) string {
+	desc, _ := json.Marshal(description) // a string always marshals
+	return fmt.Sprintf(`,%q:{"type":"integer","minimum":%d,"maximum":%d,"description":%s}`, name, lim.Min, lim.Max, desc)
+}
+
 func (p *Proxy) buildTools() []json.RawMessage {
 	ref := `"ref":{"type":"string","description":"The ref of the saved result: 16 hex digits, as the result's header or continuation gives it."}`
 	rev := `"rev":{"type":"string","description":"The revision a continuation gives; copy it as it is."}`
@@ -152,10 +159,10 @@ func (p *Proxy) buildTools() []json.RawMessage {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` + ref +
 			`,"pattern":{"type":"string","description":"An RE2 regular expression matched against each line."}` +
 			`,"ignore_case":{"type":"boolean","description":"Match without regard to case."}` +
-			`,"context":{"type":"integer","minimum":0,"description":"Lines of context shown before and after each match."}` +
-			`,"max":{"type":"integer","minimum":0,"description":"The most matches to show in all."}` +
-			`,"from":{"type":"integer","minimum":0,"description":"The line to start searching at."}` +
-			`,"skip":{"type":"integer","minimum":0,"description":"Matches already shown; continuations set it."},` + rev +
+			intProp("context", limits.Context, "Lines of context shown before and after each match.") +
+			intProp("max", limits.Matches, "The most matches to show in all.") +
+			intProp("from", limits.From, "The line to start searching at.") +
+			intProp("skip", limits.Skip, "Matches to pass over from the start; with \"from\", the matches before that line, which earlier pages showed (continuations set both).") + "," + rev +
 			`},"required":["ref","pattern"],"additionalProperties":false}`),
 		Annotations: json.RawMessage(readOnly),
 	}, {

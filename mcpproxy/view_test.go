@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
@@ -124,6 +125,29 @@ func TestOwnToolsShareTheLimits(t *testing.T) {
 		a := ownCall(t, p, c.tool, args)
 		if !a.IsError || !strings.Contains(a.text(), want) {
 			t.Errorf("%s %s: want an error with %s, got %+v", c.tool, args, want, a)
+		}
+	}
+	// The tools say so in their schemas.
+	var search struct {
+		InputSchema struct {
+			Properties map[string]struct {
+				Type string `json:"type"`
+				Min  *int64 `json:"minimum"`
+				Max  *int64 `json:"maximum"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	for _, raw := range p.buildTools() {
+		if strings.Contains(string(raw), `"name":"crumb_search"`) {
+			if err := json.Unmarshal(raw, &search); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, lim := range map[string]limits.Limit{"context": limits.Context, "max": limits.Matches, "from": limits.From, "skip": limits.Skip} {
+		pr := search.InputSchema.Properties[name]
+		if pr.Type != "integer" || pr.Min == nil || pr.Max == nil || *pr.Min != lim.Min || *pr.Max != lim.Max {
+			t.Errorf("crumb_search's %q schema: %+v, want minimum %d and maximum %d", name, pr, lim.Min, lim.Max)
 		}
 	}
 	a := ownCall(t, p, "crumb_search", `{"ref":"`+ref+`","pattern":"hello","skip":4997}`)
