@@ -60,8 +60,6 @@ const (
 	DefaultHeaderTimeout   = 10 * time.Second
 	DefaultIdleTimeout     = 2 * time.Minute
 	DefaultShutdownTimeout = 30 * time.Second
-	// maxBudget bounds the budget a request may ask for.
-	maxBudget = 1 << 20
 )
 
 // Opener opens the store of a namespace. The server calls it once per

@@ -201,6 +201,12 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("store: no store directory given")
 	}
+	if scheme := URLScheme(path); scheme != "" {
+		if err := CheckLocation(path); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("store: %s:// names a store of another backend, not a directory; open it with that backend", scheme)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: store directory %q: %w", path, err)
@@ -458,10 +464,12 @@ func (s *dirStaged) Commit(ctx context.Context) (Info, error) {
 	s.done = true
 	d := s.d
 	defer func() {
-		s.tf.Close() // also releases the flock
+		// Removed before the flock is released: a collection takes an
+		// unlocked temp file with bytes in it for a dead writer's.
 		if !s.renamed {
 			os.Remove(s.tf.Name())
 		}
+		s.tf.Close() // also releases the flock
 	}()
 	info := s.info
 	for _, dir := range []string{filepath.Join(d.objects, d.shard(info.Ref)), filepath.Join(d.meta, d.shard(info.Ref))} {
@@ -553,8 +561,10 @@ func (s *dirStaged) Abort() error {
 		return nil
 	}
 	s.done = true
+	// Removed while still locked, as in Commit.
+	err := os.Remove(s.tf.Name())
 	s.tf.Close()
-	return os.Remove(s.tf.Name())
+	return err
 }
 
 // keepCreated gives info the creation time of a live record of the same

@@ -126,6 +126,9 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) 
 	if dir == "" {
 		dir = e.getenv("CRUMB_STORE")
 	}
+	if err := checkStoreLocation(dir); err != nil {
+		return nil, err
+	}
 	if redisstore.IsURL(dir) {
 		ns := e.getenv("CRUMB_NAMESPACE")
 		if u, err := url.Parse(dir); err == nil && u.Query().Has("namespace") {
@@ -149,6 +152,16 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) 
 		return nil, withHint(err, "pass --store DIR or set CRUMB_STORE to a writable directory")
 	}
 	return d, nil
+}
+
+// checkStoreLocation refuses a --store or $CRUMB_STORE value that is a URL
+// of a scheme no backend opens, naming the schemes known, rather than
+// taking it for a directory to create.
+func checkStoreLocation(loc string) error {
+	if err := store.CheckLocation(loc); err != nil {
+		return withHint(err, "pass --store DIR for a directory, or redis://HOST:PORT/DB (rediss:// for TLS) for Redis")
+	}
+	return nil
 }
 
 // storeUsage returns what a directory store holds besides results (the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/internal/config"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/mcpproxy"
 	"github.com/crumb-dev/crumb/store"
 )
@@ -63,8 +64,8 @@ func runMCP(e *env, args []string) error {
 	c := commands["mcp"]
 	fs := newFlags(e, c)
 	configFile := fs.String("config", "", "configuration `FILE` (TOML or YAML; default $CRUMB_CONFIG)")
-	budget := intFlag(fs, "budget", 0, 0, maxBudget, "tokens", "most `TOKENS` a view may take (default 2000, or the config file's)")
-	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass whole (default: the budget)")
+	budget := limitFlag(fs, "budget", 0, limits.ProxyBudget, "most `TOKENS` a view may take (default 2000, or the config file's)")
+	threshold := limitFlag(fs, "threshold", 0, limits.Threshold, "most `TOKENS` a result may have and pass whole (default: the budget)")
 	storeDir := storeFlag(fs)
 	upstreamURL := fs.String("upstream", "", "reach the upstream server at `URL` over streamable HTTP")
 	var headers headerFlags

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/crumb-dev/crumb"
@@ -138,7 +137,10 @@ func namespaceOpener(e *env, dir string) (server.Opener, error) {
 	if dir == "" {
 		dir = e.getenv("CRUMB_STORE")
 	}
-	if scheme, _, ok := strings.Cut(dir, "://"); ok {
+	if err := checkStoreLocation(dir); err != nil {
+		return nil, err
+	}
+	if scheme := store.URLScheme(dir); scheme != "" {
 		open, known := storeSchemes[scheme]
 		if !known {
 			return nil, withHint(errors.New("no store backend for "+scheme+"://"), "pass a store directory")

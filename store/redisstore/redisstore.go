@@ -146,6 +146,11 @@ func validNamespace(ns string) bool {
 	return true
 }
 
+func init() {
+	store.RegisterScheme("redis")
+	store.RegisterScheme("rediss")
+}
+
 // IsURL reports whether s names a Redis store (redis:// or rediss://)
 // rather than a directory.
 func IsURL(s string) bool {
