@@ -1,14 +1,19 @@
-package summarize
+package summarize_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/crumb-dev/crumb/internal/llmtest"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crumb-dev/crumb/internal/llmtest"
+	. "github.com/crumb-dev/crumb/summarize"
+	_ "github.com/crumb-dev/crumb/summarize/anthropic"
+	_ "github.com/crumb-dev/crumb/summarize/openai"
 )
 
 // result is a real go test failure (from the corpus), the exact result the
@@ -19,7 +24,7 @@ FAIL
 FAIL	github.com/crumb-dev/crumb/store	0.012s
 `
 
-const goodAnswer = `{"overview":"One test failed in package github.com/crumb-dev/crumb/store.","critical_facts":["TestParseRef failed at ref_test.go:42","the error: \"nil error, want ErrBadRef\""],"omitted":"nothing else ran"}`
+const goodAnswer = `{"overview":"One test failed in package github.com/crumb-dev/crumb/store.","critical_facts":[{"fact":"TestParseRef failed at ref_test.go:42","quotes":["--- FAIL: TestParseRef (0.00s)","ref_test.go:42"]},{"fact":"the error: \"nil error, want ErrBadRef\"","quotes":["nil error, want ErrBadRef"]}],"omitted":"nothing else ran"}`
 
 func setup(t *testing.T, api API, models ...string) (*Summarizer, *llmtest.Endpoint) {
 	t.Helper()
@@ -33,7 +38,7 @@ func setup(t *testing.T, api API, models ...string) (*Summarizer, *llmtest.Endpo
 
 func request() Request {
 	return Request{Tool: "bash", Args: json.RawMessage(`{"command":"go test ./store"}`), Intent: "why does the test fail?",
-		View: result, Digest: "d1", Source: strings.NewReader(result), Size: int64(len(result))}
+		Text: result, Whole: true, Digest: "d1", Source: strings.NewReader(result), Size: int64(len(result))}
 }
 
 var apis = []API{OpenAI, Anthropic}
@@ -49,10 +54,15 @@ func TestSummarySuccess(t *testing.T) {
 			if sum.Model != "ok" || sum.Fields["overview"] == nil || len(sum.Facts) != 2 {
 				t.Fatalf("summary: %+v", sum)
 			}
+			// Each quote is located by line in the result.
+			var located []string
 			for _, f := range sum.Facts {
-				if !f.Verified {
-					t.Errorf("fact %q not verified (quoted %q)", f.Text, f.Quoted)
+				for _, q := range f.Quotes {
+					located = append(located, fmt.Sprintf("L%d-%d %s", q.Line, q.EndLine, q.Text))
 				}
+			}
+			if got, want := strings.Join(located, "|"), "L1-1 --- FAIL: TestParseRef (0.00s)|L2-2 ref_test.go:42|L2-2 nil error, want ErrBadRef"; got != want {
+				t.Errorf("quotes located at %q, want %q", got, want)
 			}
 			if sum.InputTokens == nil || *sum.InputTokens != 120 || sum.OutputTokens == nil || *sum.OutputTokens != 45 {
 				t.Errorf("token counts as reported: %v %v", sum.InputTokens, sum.OutputTokens)
@@ -167,7 +177,7 @@ func TestCacheHitAndExpiry(t *testing.T) {
 	}
 	// Expired.
 	later := time.Now().Add(DefaultCacheTTL + time.Minute)
-	s.cache.now = func() time.Time { return later }
+	SetCacheClock(s, func() time.Time { return later })
 	if sum, _ := s.Summarize(ctx, request()); sum == nil || sum.Cached {
 		t.Error("an expired summary was served")
 	}
@@ -177,39 +187,6 @@ func TestCacheHitAndExpiry(t *testing.T) {
 	bad.Summarize(ctx, request())
 	if be.Calls() != 2 {
 		t.Errorf("an invalid summary was cached: %d calls", be.Calls())
-	}
-}
-
-func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
-	c := newCache(2, time.Hour)
-	c.put("a", &Summary{Model: "a"})
-	c.put("b", &Summary{Model: "b"})
-	c.get("a")
-	c.put("c", &Summary{Model: "c"})
-	if _, ok := c.get("b"); ok {
-		t.Error("b should have been evicted")
-	}
-	if _, ok := c.get("a"); !ok {
-		t.Error("a was used last and should stay")
-	}
-}
-
-func TestQuoted(t *testing.T) {
-	for _, c := range []struct {
-		fact string
-		want []string
-	}{
-		{`TestParseRef failed at ref_test.go:42`, []string{"TestParseRef", "ref_test.go:42"}},
-		{`the build stops with "undefined: foo"`, []string{"undefined: foo"}},
-		{`3 of 120 tests failed on 2026-11-29.`, []string{"3", "120", "2026-11-29"}},
-		{`the config lives in /etc/crumb/config.toml`, []string{"/etc/crumb/config.toml"}},
-		{`nothing failed`, nil},
-		{`The Server restarted`, nil},
-	} {
-		got := quoted(c.fact)
-		if strings.Join(got, "|") != strings.Join(c.want, "|") {
-			t.Errorf("quoted(%q) = %q, want %q", c.fact, got, c.want)
-		}
 	}
 }
 
