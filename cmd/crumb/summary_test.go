@@ -12,7 +12,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/llmtest"
 )
 
-const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":["--- FAIL: TestTour/tour_2"],"omitted":"the passing tests"}`
+const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":[{"fact":"TestTour/tour_2 fails","quotes":["--- FAIL: TestTour/tour_2"]}],"omitted":"the passing tests"}`
 
 func runWithEnv(t *testing.T, env map[string]string, stdin string, args ...string) (int, string, string) {
 	t.Helper()
@@ -35,7 +35,7 @@ func TestSummarizeCommands(t *testing.T) {
 			env := map[string]string{"CRUMB_STORE": t.TempDir(), "CRUMB_GC": "off", "CRUMB_SUMMARY_API": api, "CRUMB_SUMMARY_URL": e.BaseURL,
 				"CRUMB_SUMMARY_MODELS": "500,ok", "CRUMB_SUMMARY_KEY": llmtest.Key}
 			code, view, stderr := runWithEnv(t, env, string(out), "project", "--kind", "command", "--exit-code", "1", "--summarize")
-			if code != 0 || !strings.Contains(view, "[crumb summary of a result (command)") || !strings.Contains(view, "✓ --- FAIL: TestTour/tour_2") {
+			if code != 0 || !strings.Contains(view, "[crumb summary of a result (command)") || !strings.Contains(view, `✓ L2502: "--- FAIL: TestTour/tour_2"`) {
 				t.Fatalf("project --summarize: exit %d\n%s\n%s", code, view, stderr)
 			}
 			if strings.Contains(stderr, llmtest.Key) {
@@ -58,7 +58,7 @@ func TestSummarizeCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, ran, _ := runWithEnv(t, env, "", "run", "--", "sh", "-c", "cat "+file+"; exit 1")
-			if code != 1 || !strings.Contains(ran, "✓ --- FAIL: TestTour/tour_2") {
+			if code != 1 || !strings.Contains(ran, `✓ L2502: "--- FAIL: TestTour/tour_2"`) {
 				t.Errorf("run with summaries: exit %d\n%s", code, ran)
 			}
 		})
@@ -81,7 +81,7 @@ func TestSummarizeNotConfigured(t *testing.T) {
 // its configuration file turns summaries on, and keeps the CallToolResult's
 // shape.
 func TestMCPSummaries(t *testing.T) {
-	e := llmtest.Start(t, "openai", `{"overview":"the helper printed 5000 numbered lines","critical_facts":["the last is \"line 5000 of the helper's output\""],"omitted":"the lines themselves"}`)
+	e := llmtest.Start(t, "openai", `{"overview":"the helper printed 5000 numbered lines","critical_facts":[{"fact":"the last is line 5000","quotes":["line 5000 of the helper's output"]}],"omitted":"the lines themselves"}`)
 	cfg := filepath.Join(t.TempDir(), "crumb.toml")
 	os.WriteFile(cfg, []byte("budget = 300\n[summary]\nenabled = true\napi = \"openai\"\nurl = \""+e.BaseURL+"\"\nmodels = [\"ok\"]\n"), 0o644)
 	call, stderr := mcpSessionEnv(t, map[string]string{"CRUMB_SUMMARY_KEY": llmtest.Key}, "--config", cfg)
@@ -96,7 +96,7 @@ func TestMCPSummaries(t *testing.T) {
 	if err := json.Unmarshal(big["result"], &r); err != nil || len(r.Content) != 1 {
 		t.Fatalf("result %s: %v (stderr %s)", big["result"], err, stderr)
 	}
-	if text := r.Content[0].Text; !strings.Contains(text, "[crumb summary of a result (mcp)") || !strings.Contains(text, `✓ the last is "line 5000`) || !strings.Contains(text, "crumb_read {") {
+	if text := r.Content[0].Text; !strings.Contains(text, "[crumb summary of a result (mcp)") || !strings.Contains(text, `✓ L1: "line 5000 of the helper's output"`) || !strings.Contains(text, "crumb_read {") {
 		t.Errorf("the MCP result is not the summary naming crumb_read:\n%s", text)
 	}
 	if e.Calls() != 1 {
