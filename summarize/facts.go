@@ -177,8 +177,8 @@ var addressPatterns = []struct {
 }{
 	{"(it tells the reader to ignore its instructions)", lazyre.New(`(?i)\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(instructions?|prompts?|rules|guidelines|directions|directives)\b`)},
 	{"(it speaks of instructions to the reader)", lazyre.New(`(?i)\b(previous|prior|above|earlier|new|updated|hidden|secret|real)\s+(instructions|directives)\b`)},
-	{"(it speaks as a role such as SYSTEM)", lazyre.New(`(?i)\bsystem\s*(prompt|message|override|notice|instruction)|<\|im_start\|>|\[/?INST\]|</?(system|assistant)>|(?m)^\W*(system|assistant|developer)\s*:`)},
-	{"(it speaks as a role such as SYSTEM)", lazyre.New(`\bSYSTEM\s*[:>\]]`)},
+	{"(it speaks in a role, as a system prompt would)", lazyre.New(`(?i)\bsystem\s*(prompt|message|override|notice|instruction)|<\|im_start\|>|\[/?INST\]|</?(system|assistant)>|(?m)^\W*(system|assistant|developer)\s*:`)},
+	{"(it speaks in a role, as a system prompt would)", lazyre.New(`\bSYSTEM\s*[:>\]]`)},
 	{"(it speaks to an AI)", lazyre.New(`(?i)\b(you are now|as an ai\b|dear (ai|agent|assistant|model)|note to (the |any )?(ai|agent|assistant|model|llm)s?\b|(ai|llm) (agents?|assistants?)\s*[,:])`)},
 	{"(it tells an agent to act)", lazyre.New(`(?i)(^|[.!?;:,]\s*|\b(now|then|and|so|please)\s+)(push|force-push|delete|remove|rm|deploy|merge|drop|wipe|erase|run|execute|exec|curl|wget|install|approve|grant|send|upload|commit|revert|reset|disable|kill|shutdown|reboot)\b[^.\n]{0,60}\b(now|immediately|right away|at once|without (asking|review|checking)|to (main|master|prod|production|origin))\b`)},
 	{"(it tells an agent to act)", lazyre.New(`(?i)\bgit\s+push\b[^\n]{0,40}(--force|\bmain\b|\bmaster\b)|\brm\s+-rf\s+/|\|\s*(ba)?sh\b`)},
