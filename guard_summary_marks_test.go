@@ -249,3 +249,48 @@ func TestSummaryReadsTheResult(t *testing.T) {
 		t.Errorf("the model read %d tokens (MaxInput %d, first view %d), omissions named %v", n, maxInput, first.Receipt.ViewTokens, strings.Contains(shown, "omitted: lines"))
 	}
 }
+
+// TestSummaryViewWithinBudget has the model answer with as much as the
+// answer's bound lets through: an "omitted" of 200 KB and 400 facts. The
+// view keeps to the budget, as every view does, and marks what it cuts.
+func TestSummaryViewWithinBudget(t *testing.T) {
+	var facts []string
+	for i := 0; i < 400; i++ {
+		facts = append(facts, `{"fact":"a subtest ran","quotes":["=== RUN   TestTour/tour_2"]}`)
+	}
+	answer := `{"overview":"` + strings.Repeat("the tests ran; ", 1000) + `","critical_facts":[` + strings.Join(facts, ",") + `],"omitted":"` + strings.Repeat("x", 200<<10) + `"}`
+	for _, budget := range []int{2000, 600} {
+		st := mustStore(t)
+		e := llmtest.Start(t, "openai", answer)
+		s, err := openai.New(summarize.Config{BaseURL: e.BaseURL, Models: []string{"ok"}, APIKey: llmtest.Key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := New(Config{Store: st, Summarizer: s, Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := g.Project(context.Background(), deepFail(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := g.cfg.Counter.Count(v.Text)
+		t.Logf("budget %d: a view of %d tokens (%d bytes) of an answer of %d bytes", budget, n, len(v.Text), len(answer))
+		if budget == 600 && testing.Verbose() {
+			t.Log(v.Text)
+		}
+		if v.Receipt.Output != OutputSummarized || n > budget || v.Receipt.ViewTokens > budget {
+			t.Errorf("budget %d: output %s, a view of %d tokens (receipt %d)", budget, v.Receipt.Output, n, v.Receipt.ViewTokens)
+		}
+		stored, err := store.ReadAll(context.Background(), st, v.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checkMarks(t, v.Text, stored) == 0 {
+			t.Errorf("budget %d: no quote shown", budget)
+		}
+		if !strings.Contains(v.Text, "more of the model's text not shown]") || !strings.Contains(v.Text, "more critical facts not shown") {
+			t.Errorf("budget %d: the cuts are not marked:\n%s", budget, v.Text)
+		}
+	}
+}

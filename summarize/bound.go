@@ -38,9 +38,21 @@ func (t limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func tooLarge(limit int64) error {
-	return fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+func tooLarge(limit int64) error { return &TooLargeError{Limit: limit} }
+
+// TooLargeError is the error of an answer larger than its bound; it is
+// ErrTooLarge for [errors.Is].
+type TooLargeError struct {
+	// Limit is the most bytes of an answer that are read.
+	Limit int64
 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%v: more than %d bytes", ErrTooLarge, e.Limit)
+}
+
+// Is reports whether target is ErrTooLarge.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // limitBody reads at most limit bytes of a body and fails on the next.
 type limitBody struct {

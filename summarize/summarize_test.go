@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,60 @@ func TestCustomSchemaAndInstructions(t *testing.T) {
 	}
 	if _, err := New(Config{API: OpenAI, Models: []string{"ok"}, Schema: json.RawMessage(`{"type":`)}); !errors.Is(err, ErrConfig) {
 		t.Errorf("a broken schema: %v", err)
+	}
+}
+
+// TestHugeAnswerIsRefused has the endpoint answer with a valid summary
+// whose "omitted" is 50 MB: the answer is read only to its bound and
+// refused, and the process allocates far less than the answer's size.
+func TestHugeAnswerIsRefused(t *testing.T) {
+	for _, api := range apis {
+		t.Run(string(api), func(t *testing.T) {
+			s, e := setup(t, api, "huge")
+			e.HugeBytes = 50 << 20
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := s.Summarize(context.Background(), request())
+			runtime.ReadMemStats(&after)
+			alloc := after.TotalAlloc - before.TotalAlloc
+			t.Logf("a 50 MB answer: %v; %.1f MB allocated", err, float64(alloc)/(1<<20))
+			if !errors.Is(err, ErrTooLarge) {
+				t.Errorf("got %v, want ErrTooLarge", err)
+			}
+			if alloc > 32<<20 {
+				t.Errorf("%.1f MB allocated reading a 50 MB answer", float64(alloc)/(1<<20))
+			}
+		})
+	}
+}
+
+// TestTimeoutCoversTheRead has the endpoint send the start of a valid
+// answer, then a byte every 50 ms: the timeout ends the exchange while its
+// body is being read.
+func TestTimeoutCoversTheRead(t *testing.T) {
+	for _, api := range apis {
+		t.Run(string(api), func(t *testing.T) {
+			e := llmtest.Start(t, string(api), goodAnswer)
+			s, err := New(Config{API: api, BaseURL: e.BaseURL, Models: []string{"drip"}, APIKey: llmtest.Key, Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err = s.Summarize(context.Background(), request())
+			t.Logf("a dripping answer: %v after %v", err, time.Since(start).Round(time.Millisecond))
+			if !errors.Is(err, ErrTimeout) {
+				t.Errorf("got %v, want ErrTimeout", err)
+			}
+		})
+	}
+}
+
+// TestAdapterNotLinked checks the error of an API whose adapter the
+// program did not import.
+func TestAdapterNotLinked(t *testing.T) {
+	_, err := New(Config{API: "gemini", Models: []string{"m"}})
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "want openai or anthropic") {
+		t.Errorf("an unknown api: %v", err)
 	}
 }

@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/crumb-dev/crumb/internal/llmtest"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":[{"fact":"TestTour/tour_2 fails","quotes":["--- FAIL: TestTour/tour_2"]}],"omitted":"the passing tests"}`
@@ -101,5 +105,63 @@ func TestMCPSummaries(t *testing.T) {
 	}
 	if e.Calls() != 1 {
 		t.Errorf("%d model calls", e.Calls())
+	}
+}
+
+// TestSummaryHugeAnswerBounded runs crumb project --summarize as a process
+// against an endpoint whose valid answer has an "omitted" of 50 MB: crumb
+// reads the answer only to its bound, shows the projection within the
+// budget, saying why, and its peak RSS stays under 100 MB.
+func TestSummaryHugeAnswerBounded(t *testing.T) {
+	crumbBin, err := exec.LookPath("crumb") // the test binary, set up by testscript.Main
+	if err != nil {
+		t.Skip("crumb is not on $PATH")
+	}
+	out, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "command-go-test-v-deep-fail", "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, api := range []string{"openai", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			e := llmtest.Start(t, api, deepFailAnswer)
+			e.HugeBytes = 50 << 20
+			cmd := exec.Command(crumbBin, "project", "--kind", "command", "--exit-code", "1", "--summarize", "--json")
+			cmd.Env = append(os.Environ(), "CRUMB_STORE="+t.TempDir(), "CRUMB_GC=off", "CRUMB_SUMMARY_API="+api, "CRUMB_SUMMARY_URL="+e.BaseURL,
+				"CRUMB_SUMMARY_MODELS=huge", "CRUMB_SUMMARY_KEY="+llmtest.Key, "CRUMB_SUMMARY_TIMEOUT=20s")
+			cmd.Stdin = bytes.NewReader(out)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("crumb project: %v\n%s", err, stderr.String())
+			}
+			took := time.Since(start)
+			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+			var got struct {
+				View    string `json:"view"`
+				Receipt struct {
+					Output     string `json:"output"`
+					ViewTokens int    `json:"view_tokens"`
+					Budget     int    `json:"budget"`
+					Summary    struct {
+						Error string `json:"error"`
+					} `json:"summary"`
+				} `json:"receipt"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("%v:\n%.500s", err, stdout.String())
+			}
+			n := tokens.O200k().Count(got.View)
+			t.Logf("a 50 MB answer: %s in %v, peak RSS %.1f MB, a view of %d tokens; %s", got.Receipt.Output, took.Round(time.Millisecond), float64(rss)/(1<<20), n, got.Receipt.Summary.Error)
+			if got.Receipt.Output != "fallback" || !strings.Contains(got.Receipt.Summary.Error, "too large") || !strings.HasPrefix(got.View, "[crumb: no summary (huge: summarize: the answer is too large") {
+				t.Errorf("the answer was not refused as too large: %s\n%.300s", got.Receipt.Summary.Error, got.View)
+			}
+			if n > got.Receipt.Budget || got.Receipt.ViewTokens > got.Receipt.Budget {
+				t.Errorf("a view of %d tokens (receipt %d), budget %d", n, got.Receipt.ViewTokens, got.Receipt.Budget)
+			}
+			if limit := int64(rssLimit / 2); rss > limit {
+				t.Errorf("peak RSS %d MB, limit %d MB", rss>>20, limit>>20)
+			}
+		})
 	}
 }

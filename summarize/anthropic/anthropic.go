@@ -67,9 +67,10 @@ func (e endpoint) Complete(ctx context.Context, c summarize.Call) (summarize.Rep
 // would carry the result), the answer or any key.
 func callError(err error) error {
 	var ae *sdk.Error
+	var tl *summarize.TooLargeError
 	switch {
-	case errors.Is(err, summarize.ErrTooLarge):
-		return summarize.ErrTooLarge
+	case errors.As(err, &tl):
+		return tl
 	case errors.As(err, &ae):
 		return fmt.Errorf("%w: HTTP %d", summarize.ErrUnavailable, ae.StatusCode)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
