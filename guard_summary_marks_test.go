@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -292,5 +293,24 @@ func TestSummaryViewWithinBudget(t *testing.T) {
 		if !strings.Contains(v.Text, "more of the model's text not shown]") || !strings.Contains(v.Text, "more critical facts not shown") {
 			t.Errorf("budget %d: the cuts are not marked:\n%s", budget, v.Text)
 		}
+	}
+}
+
+// TestReadmeStatesTheLegend checks that the README says what ✓ means in
+// the very sentence a summary view shows the model.
+func TestReadmeStatesTheLegend(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var quoted []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(l, "> "); ok {
+			quoted = append(quoted, rest)
+		}
+	}
+	want := strings.TrimSuffix(strings.TrimPrefix(SummaryLegend, "["), "]")
+	if !strings.Contains(strings.Join(quoted, " "), want) {
+		t.Errorf("the README does not quote the summary legend %q", want)
 	}
 }
