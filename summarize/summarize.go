@@ -225,7 +225,7 @@ type Request struct {
 	Intent string
 	// Text is what the model reads: the exact result when Whole is set,
 	// else its projection within MaxInput tokens, which names what it
-	// omits. The Summarizer cuts it at about MaxInput tokens.
+	// omits. The Summarizer cuts it at 8 bytes a token of MaxInput.
 	Text string
 	// Whole reports that Text is the whole result, exactly.
 	Whole bool
@@ -425,13 +425,18 @@ func (s *Summarizer) prompt(req Request) (system, user string) {
 		fmt.Fprintf(&b, "What the agent is looking for: %s\n", req.Intent)
 	}
 	text := req.Text
-	// About four bytes a token; the caller bounds it by tokens already.
-	if limit := s.cfg.MaxInput * 4; len(text) > limit {
-		text = string(textfmt.CutUTF8([]byte(text), limit))
+	// The caller bounds Text by tokens; this bounds it by bytes, at eight
+	// a token, for callers that do not.
+	cut := false
+	if limit := s.cfg.MaxInput * 8; len(text) > limit {
+		text, cut = string(textfmt.CutUTF8([]byte(text), limit)), true
 	}
-	if req.Whole && len(text) == len(req.Text) {
+	switch {
+	case req.Whole && !cut:
 		fmt.Fprintf(&b, "The result, whole and exactly as the tool returned it (%d bytes), between the markers:\n", req.Size)
-	} else {
+	case req.Whole:
+		fmt.Fprintf(&b, "The result is %d bytes, more than you can read whole: between the markers are its first %d bytes, exactly as the tool returned them.\n", req.Size, len(text))
+	default:
 		fmt.Fprintf(&b, "The result is %d bytes, more than you can read whole: between the markers is crumb's projection of it, the parts that matter most, with every omission named. Quote only text shown there, never crumb's own bracketed notes.\n", req.Size)
 	}
 	b.WriteString("<<<result\n" + text + "\nresult>>>\n")
