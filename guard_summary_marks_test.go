@@ -39,13 +39,20 @@ func stepLog() []byte {
 	return b.Bytes()
 }
 
-// markGuard is a Guard whose summarizer's model "m" gives answer.
+// markGuard is a Guard whose summarizer's model "m" gives answer; cfg's
+// models (default "m") and timeout (default 10 s) apply.
 func markGuard(t *testing.T, answer string, cfg summarize.Config) (*Guard, store.Store, *llmtest.Endpoint) {
 	t.Helper()
 	st := mustStore(t)
 	e := llmtest.Start(t, "openai", answer)
 	e.Answer("m", answer)
-	cfg.BaseURL, cfg.Models, cfg.APIKey, cfg.Timeout = e.BaseURL, []string{"m"}, llmtest.Key, 10*time.Second
+	cfg.BaseURL, cfg.APIKey = e.BaseURL, llmtest.Key
+	if len(cfg.Models) == 0 {
+		cfg.Models = []string{"m"}
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
 	s, err := openai.New(cfg)
 	if err != nil {
 		t.Fatal(err)

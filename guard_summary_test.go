@@ -12,7 +12,6 @@ import (
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/summarize"
-	"github.com/crumb-dev/crumb/summarize/openai"
 )
 
 // deepFail is a real go test -v run (from the corpus) with one failing
@@ -21,21 +20,7 @@ const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of Tes
 
 func summaryGuard(t *testing.T, models ...string) (*Guard, store.Store, *llmtest.Endpoint) {
 	t.Helper()
-	st, err := store.OpenDir(t.TempDir(), store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e := llmtest.Start(t, "openai", deepFailAnswer)
-	s, err := openai.New(summarize.Config{BaseURL: e.BaseURL, Models: models, APIKey: llmtest.Key, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(Config{Store: st, Summarizer: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, st, e
+	return markGuard(t, deepFailAnswer, summarize.Config{Models: models, Timeout: 5 * time.Second})
 }
 
 func deepFail(t *testing.T) Result {

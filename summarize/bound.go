@@ -1,6 +1,8 @@
 package summarize
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -74,3 +76,22 @@ func (b *limitBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitBody) Close() error { return b.rc.Close() }
+
+// EndpointError is what an adapter returns for a call that failed with
+// err, status being the HTTP status of an error response (0 for none): an
+// answer over its bound stays a *TooLargeError, an error response is
+// ErrUnavailable with its status, an ended context ErrTimeout, anything
+// else ErrUnavailable. It keeps neither the request (which would carry the
+// result) nor the answer nor any key.
+func EndpointError(err error, status int) error {
+	var tl *TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return tl
+	case status != 0:
+		return fmt.Errorf("%w: HTTP %d", ErrUnavailable, status)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return fmt.Errorf("%w: %v", ErrTimeout, err)
+	}
+	return fmt.Errorf("%w: %v", ErrUnavailable, err)
+}

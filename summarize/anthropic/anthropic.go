@@ -7,7 +7,6 @@ package anthropic
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -63,18 +62,11 @@ func (e endpoint) Complete(ctx context.Context, c summarize.Call) (summarize.Rep
 	return r, nil
 }
 
-// callError says what went wrong with a call, without the request (which
-// would carry the result), the answer or any key.
+// callError says what went wrong with a call (summarize.EndpointError).
 func callError(err error) error {
-	var ae *sdk.Error
-	var tl *summarize.TooLargeError
-	switch {
-	case errors.As(err, &tl):
-		return tl
-	case errors.As(err, &ae):
-		return fmt.Errorf("%w: HTTP %d", summarize.ErrUnavailable, ae.StatusCode)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return fmt.Errorf("%w: %v", summarize.ErrTimeout, err)
+	var e *sdk.Error
+	if errors.As(err, &e) {
+		return summarize.EndpointError(err, e.StatusCode)
 	}
-	return fmt.Errorf("%w: %v", summarize.ErrUnavailable, err)
+	return summarize.EndpointError(err, 0)
 }
