@@ -60,9 +60,12 @@ func (g *Guard) summarize(ctx context.Context, res Result, kind Kind, obj store.
 			Text: text, Whole: whole, Digest: info.Digest, Source: obj, Size: info.Size,
 		})
 	}
-	r := &SummaryReceipt{Input: "projected"}
-	if whole {
+	r := &SummaryReceipt{}
+	switch {
+	case whole:
 		r.Input = "whole"
+	case text != "":
+		r.Input = "projected"
 	}
 	if err == nil {
 		latency := sum.Latency.Milliseconds()
