@@ -112,7 +112,8 @@ func (g *Guard) summarize(ctx context.Context, res Result, kind Kind, obj store.
 
 // summaryInput is what the model reads: the exact stored result when it is
 // within maxInput tokens, else its projection within maxInput tokens, which
-// ranks the result's evidence and names every omission.
+// ranks the result's evidence and names every omission, and, when the
+// projection leaves room, a page that reads on from its continuation.
 func (g *Guard) summaryInput(ctx context.Context, res Result, kind Kind, obj store.Object, info store.Info, maxInput int) (text string, whole bool, err error) {
 	if !info.Truncated && info.Size <= int64(maxInput)*summaryInputBytes {
 		b, err := io.ReadAll(io.NewSectionReader(obj, 0, info.Size))
@@ -131,8 +132,26 @@ func (g *Guard) summaryInput(ctx context.Context, res Result, kind Kind, obj sto
 	if err != nil {
 		return "", false, fmt.Errorf("projecting the result for the summary: %w", err)
 	}
-	return out.Text, false, nil
+	// A projector shows what its kind needs, often far less than the
+	// bound: the model reads on from the projection's continuation, in
+	// order, up to the bound, the page naming what is still left out.
+	room := maxInput - g.cfg.Counter.Count(out.Text) - summaryReadOnTokens
+	if out.Next == nil || room < maxInput/4 {
+		return out.Text, false, nil
+	}
+	page, err := recall.ReadObject(ctx, obj, *out.Next, recall.Options{Budget: room, Counter: g.cfg.Counter, Hint: g.cfg.Hint, Line: g.lineFunc(ctx)})
+	if err != nil {
+		return out.Text, false, nil // the projection alone still names every omission
+	}
+	return out.Text + "\n" + summaryReadOn + "\n" + page.Text, false, nil
 }
+
+// summaryReadOn introduces the page that follows a projection in what the
+// model reads; summaryReadOnTokens bounds its tokens and the line breaks.
+const (
+	summaryReadOn       = "[crumb: the projection above is shorter than what you may read; what follows reads on from its first omission, in order]"
+	summaryReadOnTokens = 40
+)
 
 // renderSummary writes a summary view within budget tokens: a header with
 // the ref, the model and what it read; the legend; then the summary's

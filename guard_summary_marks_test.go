@@ -222,6 +222,39 @@ func TestSummaryReadsTheResult(t *testing.T) {
 		t.Errorf("the model did not read the whole result (receipt %+v, a prompt of %d bytes for a result of %d)", v.Receipt.Summary, len(user), len(res.Body))
 	}
 
+	// A command's output over MaxInput, whose projection shows far less:
+	// the model reads on from the projection's continuation.
+	const maxInput = 6000
+	g, _, e = markGuard(t, deepFailAnswer, summarize.Config{MaxInput: maxInput})
+	plain, err := New(Config{Store: mustStore(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []Result{res, bigLog()} {
+		first, err := plain.Project(context.Background(), res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err = g.Project(context.Background(), res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Receipt.Summary.Input != "projected" {
+			t.Fatalf("a result over MaxInput: receipt %+v", v.Receipt.Summary)
+		}
+		user = userMessage(t, e)
+		_, shown, _ := strings.Cut(user, "<<<result\n")
+		shown, _, _ = strings.Cut(shown, "\nresult>>>")
+		n := g.cfg.Counter.Count(shown)
+		t.Logf("%s: the model read %d tokens of a projection (the first view: %d tokens)", res.Tool, n, first.Receipt.ViewTokens)
+		if n > maxInput || n < 2*first.Receipt.ViewTokens || !strings.Contains(shown, "omitted: lines") {
+			t.Errorf("%s: the model read %d tokens (MaxInput %d, first view %d), omissions named %v", res.Tool, n, maxInput, first.Receipt.ViewTokens, strings.Contains(shown, "omitted: lines"))
+		}
+	}
+}
+
+// bigLog is a log of 3.6 MB with one error in its middle.
+func bigLog() Result {
 	// A log of 3.6 MB, far over MaxInput.
 	var big bytes.Buffer
 	for i := 1; i <= 40000; i++ {
@@ -230,32 +263,7 @@ func TestSummaryReadsTheResult(t *testing.T) {
 			big.WriteString("2026-11-29T12:30:56Z ERROR worker=3 request id=23456 failed: upstream reset code=E4711\n")
 		}
 	}
-	res = Result{Tool: "read_log", Body: big.Bytes()}
-	const maxInput = 6000
-	g, _, e = markGuard(t, `{"overview":"requests served","critical_facts":[{"fact":"one request failed","quotes":["code=E4711"]}],"omitted":"the rest"}`, summarize.Config{MaxInput: maxInput})
-	plain, err := New(Config{Store: mustStore(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := plain.Project(context.Background(), res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err = g.Project(context.Background(), res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.Calls() != 1 || v.Receipt.Output != OutputSummarized || v.Receipt.Summary.Input != "projected" {
-		t.Fatalf("a result over MaxInput: %d calls, receipt %+v", e.Calls(), v.Receipt.Summary)
-	}
-	user = userMessage(t, e)
-	_, shown, _ := strings.Cut(user, "<<<result\n")
-	shown, _, _ = strings.Cut(shown, "\nresult>>>")
-	n := g.cfg.Counter.Count(shown)
-	t.Logf("the model read %d tokens of a projection (the first view: %d tokens)", n, first.Receipt.ViewTokens)
-	if n > maxInput || n < 2*first.Receipt.ViewTokens || !strings.Contains(shown, "omitted: lines") {
-		t.Errorf("the model read %d tokens (MaxInput %d, first view %d), omissions named %v", n, maxInput, first.Receipt.ViewTokens, strings.Contains(shown, "omitted: lines"))
-	}
+	return Result{Tool: "read_log", Body: big.Bytes()}
 }
 
 // TestSummaryViewWithinBudget has the model answer with as much as the

@@ -142,8 +142,9 @@ type Config struct {
 	Timeout time.Duration
 	// MaxInput is the most tokens of the result the model reads: a result
 	// within it is given whole, exactly as stored; a larger one as its
-	// projection within MaxInput tokens, with every omission named. Zero
-	// means 100,000.
+	// projection within MaxInput tokens, with every omission named (a
+	// crumb.Guard reads on from the projection's continuation where the
+	// projection leaves room). Zero means 100,000.
 	MaxInput int
 	// MaxOutput bounds the summary, in tokens; the endpoint's answer is
 	// read up to AnswerLimit(MaxOutput) bytes and refused beyond. Zero
