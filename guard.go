@@ -21,7 +21,6 @@ import (
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
-	"github.com/crumb-dev/crumb/summarize"
 	"github.com/crumb-dev/crumb/tokens"
 )
 
@@ -68,12 +67,14 @@ type Config struct {
 	// Hint renders a continuation in a view. Nil means the crumb command
 	// line ("crumb read REF --lines A:B").
 	Hint recall.Hint
-	// Summarizer, when set, writes an LLM summary of each projected result
-	// between the threshold and its maximum input, once the exact result
-	// is stored; a summary that fails, is invalid or quotes a fact the
-	// result does not hold gives the projection instead, marked as a
-	// fallback. Nil (the default) means no summaries.
-	Summarizer *summarize.Summarizer
+	// Summarizer, when set, writes an LLM summary of each projected text
+	// result, once the exact result is stored; the model reads the result
+	// whole up to its MaxInput tokens, else the result's projection within
+	// them. A summary that fails, is invalid, quotes what the result does
+	// not hold or addresses the reader gives the projection instead, marked
+	// as a fallback. Nil (the default) means no summaries, and links no
+	// model SDK.
+	Summarizer Summarizer
 	// Logger receives warnings (a store that failed, a projector that
 	// fell back). Nil discards them.
 	Logger *slog.Logger
@@ -268,9 +269,13 @@ type Receipt struct {
 }
 
 // SummaryReceipt holds facts about a summary: who wrote it, how long it
-// took, what the endpoint reported, which facts were checked, or why there
-// is none (Error, and the view is the projection).
+// took, what the model read, what the endpoint reported, how many quotes
+// were found in the result, or why there is none (Error, which never holds
+// the model's text, and the view is the projection).
 type SummaryReceipt struct {
+	// Input is what the model read: "whole" (the exact result) or
+	// "projected" (its projection within the summarizer's MaxInput).
+	Input     string   `json:"input,omitempty"`
 	Model     string   `json:"model,omitempty"`
 	LatencyMS *int64   `json:"latency_ms,omitempty"`
 	Attempts  []string `json:"attempts,omitempty"`
@@ -279,9 +284,14 @@ type SummaryReceipt struct {
 	InputTokens  *int64 `json:"input_tokens,omitempty"`
 	OutputTokens *int64 `json:"output_tokens,omitempty"`
 	Cached       bool   `json:"cached,omitempty"`
-	Facts        int    `json:"facts"`
-	Verified     int    `json:"verified"`
-	Error        string `json:"error,omitempty"`
+	// Facts counts the critical facts, Quotes the quotes they carry, and
+	// Verified the quotes found verbatim in the exact result (all of them:
+	// a quote not found fails the summary). A fact is the model's words and
+	// is never counted as verified.
+	Facts    int    `json:"facts"`
+	Quotes   int    `json:"quotes"`
+	Verified int    `json:"verified"`
+	Error    string `json:"error,omitempty"`
 }
 
 // Option adjusts one call to Project.
