@@ -475,7 +475,15 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		return storeFailed(err)
 	}
 	if perr != nil {
-		return nil, perr
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The store lost the result while its view was built (Redis
+		// evicted it under maxmemory, a connection dropped): the result is
+		// not kept, and its view comes from the bytes in memory, as when
+		// storing fails.
+		rc.Ref, rc.Digest, rc.Stored = "", "", false
+		return storeFailed(lostWhileProjecting(perr))
 	}
 	if out.ResultTokens > 0 && !info.Truncated {
 		n := out.ResultTokens
@@ -911,3 +919,17 @@ func errorText(err error) string {
 	}
 	return msg
 }
+
+// lostError is the reason a result read as stored is not kept after all: a
+// read of it failed while its view was built. Its text is short, for the
+// view (the log gets the read's own error); it wraps nothing, for no
+// caller gets it as an error.
+type lostError struct{ err error }
+
+func (e *lostError) Error() string {
+	return "the store lost it while its view was built: " + errorText(e.err)
+}
+
+// lostWhileProjecting wraps the error of a projection whose reads of the
+// stored result failed.
+func lostWhileProjecting(err error) error { return &lostError{err: err} }
