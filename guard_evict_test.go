@@ -3,49 +3,17 @@ package crumb_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/storefault"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/store/redisstore"
-	"github.com/crumb-dev/crumb/store/redisstore/redistest"
 )
-
-// pressure starts writers that fill a Redis server with keys that expire
-// (so that both volatile-lru and allkeys-lru evict them, and crumb's
-// results beside them) until the test ends.
-func pressure(t *testing.T, srv *redistest.Server, writers int) {
-	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			val := make([]byte, 256<<10)
-			rand.Read(val)
-			for i := 0; ctx.Err() == nil; i++ {
-				// An OOM answer (nothing left to evict) is part of the
-				// pressure, not a failure of the writer.
-				c.Set(ctx, fmt.Sprintf("filler:%d:%d", w, i), val, time.Hour)
-			}
-		}()
-	}
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		c.Close()
-	})
-}
 
 // evictionRuns is how many results a test under eviction projects: at
 // least 200 (issue 20), fewer under -short.
@@ -64,9 +32,7 @@ func evictionRuns() int {
 func TestGuardUnderEviction(t *testing.T) {
 	for _, policy := range []string{"volatile-lru", "allkeys-lru"} {
 		t.Run(policy, func(t *testing.T) {
-			srv := redistest.Start(t, "--maxmemory", "24mb", "--maxmemory-policy", policy, "--maxmemory-samples", "10")
-			pressure(t, srv, 3)
-			st, err := redisstore.Open(context.Background(), srv.URL(0)+"?namespace="+redistest.Namespace(), redisstore.Options{})
+			st, err := redisstore.Open(context.Background(), storefault.EvictingWith(t, policy, 24, 3), redisstore.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
