@@ -4,8 +4,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/crumb-dev/crumb/internal/storefault"
 	"github.com/crumb-dev/crumb/tokens"
@@ -198,6 +201,165 @@ func TestRunUnderEviction(t *testing.T) {
 			}
 			wg.Wait()
 			t.Logf("%s: %d runs: %d kept, %d lost outputs, %d wrong exit statuses", policy, runs, kept.Load(), lost.Load(), wrong.Load())
+		})
+	}
+}
+
+// serveView posts a result to a crumb serve at addr and returns the status
+// and the answer.
+func serveView(t *testing.T, addr string, body []byte, query string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post("http://"+addr+"/v1/results?"+query, "application/octet-stream", bytes.NewReader(body))
+	if err != nil {
+		t.Errorf("POST /v1/results: %v", err)
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Errorf("POST /v1/results: %d, decoding the answer: %v", resp.StatusCode, err)
+	}
+	return resp.StatusCode, v
+}
+
+// health gets /healthz of a crumb serve at addr.
+func health(t *testing.T, addr string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatalf("GET /healthz: %v", err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("GET /healthz: %d, decoding the answer: %v", resp.StatusCode, err)
+	}
+	return resp.StatusCode, v
+}
+
+// TestServeStoreFaults runs crumb serve, as a process, on a store that is
+// unavailable, full, read-only or evicting: it starts (saying so in one line
+// when the store cannot be used), /healthz reports the store's state (503
+// "degraded" and why, or 200 "ok"), a small result comes back unchanged and
+// a large one as the bounded view that says why it was not kept, with a
+// receipt that says so too. Under eviction, 200 posts (40 with -short), four
+// at a time, each get a view.
+func TestServeStoreFaults(t *testing.T) {
+	const budget = 600
+	for _, f := range storefault.Faults {
+		t.Run(f.Name, func(t *testing.T) {
+			st := f.Make(t)
+			_, addr, stderr := startServe(t, fmt.Sprintf(`["serve", "--listen", "127.0.0.1:0", "--store", %q]`, st))
+			code, h := health(t, addr)
+			storeState, _ := h["store"].(map[string]any)
+			if f.MayKeep {
+				if code != http.StatusOK || h["status"] != "ok" || storeState["state"] != "ok" {
+					t.Errorf("/healthz of a store that answers: %d %v", code, h)
+				}
+			} else if code != http.StatusServiceUnavailable || h["status"] != "degraded" || storeState["state"] != "unavailable" || storeState["error"] == "" {
+				t.Errorf("/healthz of a store that is %s: %d %v; want 503, degraded, unavailable and why", f.Name, code, h)
+			}
+			// The line is written before the server answers; the copy of
+			// its stderr may lag behind.
+			for i := 0; i < 100 && !f.MayKeep && !strings.Contains(stderr.String(), "\n"); i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !f.MayKeep && !strings.Contains(stderr.String(), "crumb serve: warning: results are not kept: ") {
+				t.Errorf("crumb serve did not say the store cannot be used:\n%s", stderr.String())
+			}
+
+			code, v := serveView(t, addr, []byte("hello\n"), "")
+			if code != http.StatusOK || v["view"] != "hello\n" {
+				t.Errorf("a small result: %d %v; want it unchanged", code, v)
+			}
+			posts := 1
+			if f.MayKeep {
+				posts = evictionPosts()
+			}
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, 4)
+			var kept, notKept atomic.Int64
+			for i := range posts {
+				wg.Add(1)
+				sem <- struct{}{}
+				go func() {
+					defer wg.Done()
+					defer func() { <-sem }()
+					data, first, last := faultOutput(fmt.Sprintf("%s post %d", f.Name, i), 60000)
+					code, v := serveView(t, addr, data, fmt.Sprintf("kind=text&budget=%d", budget))
+					if code != http.StatusOK {
+						t.Errorf("post %d: %d %v; want a view", i, code, v)
+						return
+					}
+					view, _ := v["view"].(string)
+					rc, _ := v["receipt"].(map[string]any)
+					if rc["stored"] == true {
+						kept.Add(1)
+						if !f.MayKeep {
+							t.Errorf("post %d: stored in a store that is %s", i, f.Name)
+						}
+						if !strings.Contains(view, first) || !strings.Contains(view, last) {
+							t.Errorf("post %d: the view lost the first or last line:\n%.600s", i, view)
+						}
+						return
+					}
+					notKept.Add(1)
+					why, _ := rc["store_error"].(string)
+					if why == "" || rc["output"] != "fallback" {
+						t.Errorf("post %d: a receipt of a result not kept does not say why: %v", i, rc)
+					}
+					checkNotKept(t, storefault.Fault{Name: f.Name}, view, first, last, budget)
+				}()
+			}
+			wg.Wait()
+			t.Logf("%s: %d posts: %d kept, %d not kept (and said why)", f.Name, posts, kept.Load(), notKept.Load())
+		})
+	}
+}
+
+// evictionPosts is how many results TestServeStoreFaults posts to a store
+// under eviction.
+func evictionPosts() int {
+	if testing.Short() {
+		return 40
+	}
+	return 200
+}
+
+// TestMCPStoreFaults starts crumb mcp on a store that is unavailable, full,
+// read-only or evicting: it starts (saying in one line when the store
+// cannot be opened), lists the upstream's tools and crumb's, passes a small
+// result through unchanged, and a large one reaches the client with both
+// its ends. (How the proxy bounds a result it could not store is the
+// proxy's own, tested in package mcpproxy.)
+func TestMCPStoreFaults(t *testing.T) {
+	for _, f := range storefault.Faults {
+		t.Run(f.Name, func(t *testing.T) {
+			st := f.Make(t)
+			call, stderr := mcpSession(t, "--budget", "300", "--store", st)
+			init := call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
+			if !bytes.Contains(init["result"], []byte(`"name":"helper"`)) {
+				t.Fatalf("initialize: %s %s", init["result"], init["error"])
+			}
+			list := call("tools/list", `{}`)
+			for _, name := range []string{"lines", "crumb_read"} {
+				if !bytes.Contains(list["result"], []byte(`"name":"`+name+`"`)) {
+					t.Errorf("tools/list lacks %s: %s", name, list["result"])
+				}
+			}
+			small := call("tools/call", `{"name":"lines","arguments":{"n":2}}`)
+			if want := `{"content":[{"type":"text","text":"line 1 of the helper's output\nline 2 of the helper's output\n"}]}`; string(small["result"]) != want {
+				t.Errorf("small result changed: %s %s", small["result"], small["error"])
+			}
+			big := call("tools/call", `{"name":"lines","arguments":{"n":5000}}`)
+			res := string(big["result"])
+			if !strings.Contains(res, "line 1 of the helper") || !strings.Contains(res, "line 5000 of the helper") {
+				t.Errorf("a large result lost its first or last line: %.600s %s", res, big["error"])
+			}
+			t.Logf("%s: a large result of 5,000 lines reached the client as %d bytes", f.Name, len(res))
+			if opened := strings.Contains(stderr.String(), "warning: results are not kept: "); opened == f.MayKeep && f.Name != "full" {
+				t.Errorf("crumb mcp's stderr (warned %v) for a store that is %s:\n%s", opened, f.Name, stderr.String())
+			}
 		})
 	}
 }
