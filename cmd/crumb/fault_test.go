@@ -330,7 +330,7 @@ func evictionPosts() int {
 // read-only or evicting: it starts (saying in one line when the store
 // cannot be opened), lists the upstream's tools and crumb's, passes a small
 // result through unchanged, and a large one reaches the client with both
-// its ends. (How the proxy bounds a result it could not store is the
+// its ends, or, when the store kept it, with the read that shows them. (How the proxy bounds a result it could not store is the
 // proxy's own, tested in package mcpproxy.)
 func TestMCPStoreFaults(t *testing.T) {
 	for _, f := range storefault.Faults {
@@ -353,7 +353,11 @@ func TestMCPStoreFaults(t *testing.T) {
 			}
 			big := call("tools/call", `{"name":"lines","arguments":{"n":5000}}`)
 			res := string(big["result"])
-			if !strings.Contains(res, "line 1 of the helper") || !strings.Contains(res, "line 5000 of the helper") {
+			kept := strings.Contains(res, `crumb_read {\"ref\":`) || strings.Contains(res, `crumb_read {\\\"ref\\\":`)
+			if kept && !f.MayKeep {
+				t.Errorf("a large result names a read of a store that is %s: %.600s", f.Name, res)
+			}
+			if !kept && (!strings.Contains(res, "line 1 of the helper") || !strings.Contains(res, "line 5000 of the helper")) {
 				t.Errorf("a large result lost its first or last line: %.600s %s", res, big["error"])
 			}
 			t.Logf("%s: a large result of 5,000 lines reached the client as %d bytes", f.Name, len(res))
