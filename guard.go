@@ -492,6 +492,7 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		// evicted it under maxmemory, a connection dropped): the result is
 		// not kept, and its view comes from the bytes in memory, as when
 		// storing fails.
+		g.cfg.Logger.Warn("crumb: reading back a stored result failed while its view was built", "tool", res.Tool, "ref", info.Ref, "err", perr)
 		rc.Ref, rc.Digest, rc.Stored = "", "", false
 		return storeFailed(lostWhileProjecting(perr))
 	}
@@ -935,13 +936,14 @@ func errorText(err error) string {
 }
 
 // lostError is the reason a result read as stored is not kept after all: a
-// read of it failed while its view was built. Its text is short, for the
+// read of it failed while its view was built (Redis evicted it, the
+// connection dropped, the projector failed on it). Its text is short, for the
 // view (the log gets the read's own error); it wraps nothing, for no
 // caller gets it as an error.
 type lostError struct{ err error }
 
 func (e *lostError) Error() string {
-	return "the store lost it while its view was built: " + errorText(e.err)
+	return "it could not be read back while its view was built: " + errorText(e.err)
 }
 
 // lostWhileProjecting wraps the error of a projection whose reads of the
