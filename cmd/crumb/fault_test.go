@@ -140,9 +140,12 @@ func TestCLIStoreFaults(t *testing.T) {
 			if !strings.Contains(stdout, "exit status 3") {
 				t.Errorf("crumb run's view does not say how the command ended:\n%.600s", stdout)
 			}
-			code, stdout, _ = crumbProcess(t, nil, "run", "--store", st, "--", "sh", "-c", "echo small; exit 4")
+			code, stdout, stderr = crumbProcess(t, nil, "run", "--store", st, "--", "sh", "-c", "echo small; exit 4")
 			if code != 4 || !strings.HasSuffix(stdout, "small\n") {
 				t.Errorf("crumb run of a small output: exit %d, stdout %q; want 4 and the output", code, stdout)
+			}
+			if n := strings.Count(stderr, "\n"); n > 1 || n == 1 && !strings.HasPrefix(stderr, "crumb run: warning: results are not kept: ") {
+				t.Errorf("crumb run's stderr is not one line that names the problem:\n%s", stderr)
 			}
 		})
 	}
