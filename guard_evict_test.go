@@ -29,8 +29,9 @@ func evictionRuns() int {
 // TestGuardUnderEviction projects results of several chunks through a Guard
 // on a Redis near its maxmemory, with writers evicting keys all along, for
 // each eviction policy that evicts results: every Project returns a view,
-// and every view shows the output's first and last lines; one that could not
-// keep its result says so (a fallback that names why).
+// and every view states the command's exit status and shows the output's
+// first and last lines; one that could not keep its result says so (a
+// fallback that names why).
 func TestGuardUnderEviction(t *testing.T) {
 	for _, policy := range []string{"volatile-lru", "allkeys-lru"} {
 		t.Run(policy, func(t *testing.T) {
@@ -64,6 +65,9 @@ func TestGuardUnderEviction(t *testing.T) {
 						lost.Add(1)
 						t.Errorf("run %d: Project: %v", i, err)
 						return
+					case !strings.Contains(v.Text, fmt.Sprintf("exit status %d", code)):
+						lost.Add(1)
+						t.Errorf("run %d: the view does not say the command's exit status %d (%s):\n%.600s", i, code, v.Receipt.Output, v.Text)
 					case !strings.Contains(v.Text, first) || !strings.Contains(v.Text, last):
 						lost.Add(1)
 						t.Errorf("run %d: the view lost the output's first or last line (%s):\n%.600s", i, v.Receipt.Output, v.Text)
