@@ -39,7 +39,12 @@ const exactCountLimit = 64 << 10
 // directory, o200k_base, a 2,000-token budget.
 type Config struct {
 	// Store keeps results. Nil opens the default directory store
-	// (store.DefaultPath: $CRUMB_STORE or the user cache directory).
+	// (store.DefaultPath: $CRUMB_STORE or the user cache directory); when
+	// that cannot be opened (a directory other users may write to, a path
+	// that cannot be written), the Guard keeps no results but still
+	// projects them: its Store is a store.Unavailable, whose Err says why,
+	// and every view of a result it could not keep says so. A caller whose
+	// own store fails to open can pass store.NewUnavailable the same way.
 	Store store.Store
 	// Counter counts tokens. Nil means o200k_base.
 	Counter tokens.Counter
@@ -135,12 +140,17 @@ func New(cfg Config) (*Guard, error) {
 	g.store = cfg.Store
 	if g.store == nil {
 		p, err := store.DefaultPath()
-		if err != nil {
-			return nil, fmt.Errorf("crumb: finding the store directory: %w", err)
+		var d *store.Dir
+		if err == nil {
+			d, err = store.OpenDir(p, store.DirOptions{Logger: g.cfg.Logger})
 		}
-		d, err := store.OpenDir(p, store.DirOptions{Logger: g.cfg.Logger})
 		if err != nil {
-			return nil, fmt.Errorf("crumb: opening the store: %w", err)
+			// Results still reach the model: small ones unchanged,
+			// larger ones by the bounded view of a result that could not
+			// be stored, which says why.
+			g.cfg.Logger.Warn("crumb: the store cannot be opened; results are not kept", "store", p, "err", err)
+			g.store = store.NewUnavailable(p, err)
+			return g, nil
 		}
 		g.store, g.ownsStore = d, true
 	}
@@ -485,7 +495,16 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		return storeFailed(err)
 	}
 	if perr != nil {
-		return nil, perr
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The store lost the result while its view was built (Redis
+		// evicted it under maxmemory, a connection dropped): the result is
+		// not kept, and its view comes from the bytes in memory, as when
+		// storing fails.
+		g.cfg.Logger.Warn("crumb: reading back a stored result failed while its view was built", "tool", res.Tool, "ref", info.Ref, "err", perr)
+		rc.Ref, rc.Digest, rc.Stored = "", "", false
+		return storeFailed(lostWhileProjecting(perr))
 	}
 	if out.ResultTokens > 0 && !info.Truncated {
 		n := out.ResultTokens
@@ -905,10 +924,14 @@ func (g *Guard) lostView(ctx context.Context, res Result, kind Kind, keep *headT
 }
 
 // errorText shortens an error for a view: its message, without the chain of
-// contexts a log would want.
+// contexts a log would want. A store that could not be opened is named with
+// its whole reason, which is what its reader must act on.
 func errorText(err error) string {
 	var pe interface{ Unwrap() error }
 	msg := err.Error()
+	if errors.Is(err, store.ErrUnavailable) {
+		return msg
+	}
 	for errors.As(err, &pe) {
 		inner := pe.Unwrap()
 		if inner == nil {
@@ -921,3 +944,18 @@ func errorText(err error) string {
 	}
 	return msg
 }
+
+// lostError is the reason a result read as stored is not kept after all: a
+// read of it failed while its view was built (Redis evicted it, the
+// connection dropped, the projector failed on it). Its text is short, for the
+// view (the log gets the read's own error); it wraps nothing, for no
+// caller gets it as an error.
+type lostError struct{ err error }
+
+func (e *lostError) Error() string {
+	return "it could not be read back while its view was built: " + errorText(e.err)
+}
+
+// lostWhileProjecting wraps the error of a projection whose reads of the
+// stored result failed.
+func lostWhileProjecting(err error) error { return &lostError{err: err} }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -338,8 +339,63 @@ func (s *Server) compactor(k compactKey, st store.Store) (*history.Compactor, er
 	return c, nil
 }
 
+// healthTimeout bounds the checks of one GET /healthz.
+const healthTimeout = 5 * time.Second
+
+// healthAnswer is the answer of GET /healthz.
+type healthAnswer struct {
+	// Status is "ok", or "degraded" when a store cannot take results: the
+	// server still answers, and POST /v1/results gives views of results it
+	// does not keep.
+	Status  string      `json:"status"`
+	Version string      `json:"version"`
+	Store   storeHealth `json:"store"`
+}
+
+// storeHealth is the state of the stores: "ok", or "unavailable" and why.
+type storeHealth struct {
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+}
+
+// health answers whether the server can keep results: 200 when every store
+// it checks can take one, else 503 with the reason.
 func (s *Server) health(w http.ResponseWriter, r *http.Request, c *call) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": crumb.Version})
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if err := s.Check(ctx); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, healthAnswer{Status: "degraded", Version: crumb.Version, Store: storeHealth{State: "unavailable", Error: err.Error()}})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, healthAnswer{Status: "ok", Version: crumb.Version, Store: storeHealth{State: "ok"}})
+	return nil
+}
+
+// Check checks the stores as GET /healthz does: those opened so far (the
+// default namespace's, opened now, when none is), each with its own check
+// (store.Checker). It returns the first failure, in the order of the
+// namespaces, or nil when every store can take results.
+func (s *Server) Check(ctx context.Context) error {
+	stores := s.openStores()
+	if len(stores) == 0 {
+		st, err := s.store(DefaultNamespace)
+		if err != nil {
+			return unavailable(DefaultNamespace, err)
+		}
+		stores[DefaultNamespace] = st
+	}
+	names := make([]string, 0, len(stores))
+	for ns := range stores {
+		names = append(names, ns)
+	}
+	sort.Strings(names)
+	for _, ns := range names {
+		if c, ok := stores[ns].(store.Checker); ok {
+			if err := c.Check(ctx); err != nil {
+				return fmt.Errorf("namespace %s: %w", ns, store.UnavailableError(err))
+			}
+		}
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/recall"
@@ -163,6 +166,43 @@ func checkStoreLocation(loc string) error {
 	}
 	return nil
 }
+
+// openResultStore opens the store of a command that must deliver its result
+// whatever becomes of the store (project, run, mcp): a store that cannot be
+// opened (Redis down, a directory other users may write to, a path that
+// cannot be written) is named in one line on stderr and replaced by
+// store.Unavailable, so that the command still runs and its result still
+// reaches its reader: small results unchanged, larger ones as the bounded
+// view of a result that could not be stored, which says why. A --store value
+// that is not a store crumb knows how to open is still an error.
+func openResultStore(e *env, c *command, dir string, opts store.DirOptions) (cliStore, error) {
+	s, err := openStoreWith(e, dir, opts)
+	if err == nil {
+		return s, nil
+	}
+	if errors.Is(err, redisstore.ErrBadURL) || errors.Is(err, store.ErrUnknownScheme) {
+		return nil, err
+	}
+	where := dir
+	if where == "" {
+		where = e.getenv("CRUMB_STORE")
+	}
+	if redisstore.IsURL(where) {
+		where = redisstore.Redact(where)
+	}
+	u := store.NewUnavailable(where, err)
+	fmt.Fprintf(e.stderr, "crumb %s: warning: results are not kept: %s\n", c.name, u.Err())
+	return u, nil
+}
+
+// quietRedis discards go-redis's own log lines (four of them for every
+// command sent to a Redis that does not answer): the error each store
+// operation returns says what failed, once.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quietRedis{}) }
 
 // storeUsage returns what a directory store holds besides results (the
 // leftovers of interrupted writes); a Redis store has none (its staged

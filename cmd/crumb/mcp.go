@@ -114,7 +114,7 @@ func runMCP(e *env, args []string) error {
 	if *threshold > 0 {
 		guard.Threshold = *threshold
 	}
-	d, err := openMCPStore(e, *storeDir, &cfg, logger)
+	d, err := openMCPStore(e, c, *storeDir, &cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -172,8 +172,9 @@ func withDefault(s, def string) string {
 
 // openMCPStore opens the store a long-running proxy uses: --store, else the
 // config file's, else $CRUMB_STORE, else the user cache directory. It
-// collects garbage itself as results come in.
-func openMCPStore(e *env, flagDir string, cfg *config.File, logger *slog.Logger) (cliStore, error) {
+// collects garbage itself as results come in. A store that cannot be opened
+// does not stop the proxy (see openResultStore).
+func openMCPStore(e *env, c *command, flagDir string, cfg *config.File, logger *slog.Logger) (cliStore, error) {
 	dir := flagDir
 	if dir == "" {
 		d, err := cfg.StoreDir()
@@ -182,7 +183,7 @@ func openMCPStore(e *env, flagDir string, cfg *config.File, logger *slog.Logger)
 		}
 		dir = d
 	}
-	return openStoreWith(e, dir, store.DirOptions{TTL: time.Duration(cfg.Store.TTL), MaxBytes: int64(cfg.Store.MaxSize), Logger: logger})
+	return openResultStore(e, c, dir, store.DirOptions{TTL: time.Duration(cfg.Store.TTL), MaxBytes: int64(cfg.Store.MaxSize), Logger: logger})
 }
 
 // serveMCPHTTP serves the proxy over streamable HTTP until the context ends.

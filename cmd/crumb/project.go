@@ -7,6 +7,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/store"
 )
 
 func init() {
@@ -71,7 +72,7 @@ func runProject(e *env, args []string) error {
 		}
 	}
 	res.ExitCode = exitCode()
-	d, err := openStore(e, *storeDir)
+	d, err := openResultStore(e, c, *storeDir, store.DirOptions{ManualGC: true})
 	if err != nil {
 		return err
 	}

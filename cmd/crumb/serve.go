@@ -123,6 +123,11 @@ func runServe(e *env, args []string) error {
 		auth = fmt.Sprintf("%d tokens", tok.Len())
 	}
 	fmt.Fprintf(e.stderr, "crumb serve: listening on http://%s (%s)\n", ln.Addr(), auth)
+	if err := s.Check(e.ctx); err != nil {
+		// The store may come back; until then results get views that say
+		// they were not kept.
+		fmt.Fprintf(e.stderr, "crumb serve: warning: results are not kept: %s (GET /healthz tells while it lasts)\n", err)
+	}
 	start := time.Now()
 	if err := s.Serve(e.ctx, ln); err != nil {
 		return err
