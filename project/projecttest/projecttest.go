@@ -485,8 +485,10 @@ type measured struct {
 // measure projects src once at crumb's default budget. HeapSys, the heap's
 // address space, keeps what the heap once needed (the runtime returns pages
 // to the OS but keeps their addresses), so its growth says how far the
-// heap's peak rose above its size before, whenever the peak came: a
-// projection that held a 1 GB input would grow it by a gigabyte.
+// heap's peak rose above its size before, whenever the peak came; pages
+// free before (all released by FreeOSMemory) that the projection took
+// again count as well, by how far the released bytes fell. A projection
+// that held a 1 GB input would grow the heap by a gigabyte.
 func measure(s Suite, src project.Source, c Case) (measured, error) {
 	in := newInput(s, c, src, 2000, nil, src.Info().Ref)
 	debug.FreeOSMemory()
@@ -497,8 +499,11 @@ func measure(s Suite, src project.Source, c Case) (measured, error) {
 	if err != nil {
 		return measured{}, fmt.Errorf("projecting %d bytes: %w", src.Size(), err)
 	}
+	// The free pages released before the projection and in use again
+	// after it grew the heap too, without growing its address space.
+	reused := max(int64(before.HeapReleased)-int64(after.HeapReleased), 0)
 	return measured{
-		grew:       int64(after.HeapSys) - int64(before.HeapSys),
+		grew:       int64(after.HeapSys) - int64(before.HeapSys) + reused,
 		free:       int64(before.HeapSys) - int64(before.HeapInuse),
 		allocated:  int64(after.TotalAlloc - before.TotalAlloc),
 		viewTokens: s.cost(out.Text),
