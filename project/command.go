@@ -302,7 +302,7 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	in, e := p.in, p.e
 	p.status = ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)
 	if cmd := cmdCommandLine(in); cmd != "" {
-		p.command = "$ " + cmdClip(textfmt.CleanLine([]byte(cmd)), 240)
+		p.command = "$ " + textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…")
 	}
 	p.runs = slices.Clone(p.scan.runs)
 	slices.SortFunc(p.runs, func(a, b cmdRun) int { return int(a.first - b.first) })
@@ -1114,12 +1114,4 @@ func (p *cmdProjector) drop(want, prio int) {
 	for dropped := 0; dropped < want && p.lowest() == prio; {
 		dropped += p.unpick().cost
 	}
-}
-
-// cmdClip shortens s to at most n bytes on a rune boundary, marking the cut.
-func cmdClip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return string(textfmt.CutUTF8([]byte(s), n)) + "…"
 }

@@ -62,7 +62,7 @@ func (v *intValue[T]) Set(s string) error {
 func parseIntIn(s string, lo, hi int64, unit string) (int64, error) {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("want a whole number from %s to %s (%s), got %q", textfmt.Int(lo), textfmt.Int(hi), unit, clipArg(s))
+		return 0, fmt.Errorf("want a whole number from %s to %s (%s), got %q", textfmt.Int(lo), textfmt.Int(hi), unit, textfmt.Clip(s, 40, "..."))
 	}
 	if n < lo || n > hi {
 		return 0, fmt.Errorf("%s is out of range: want %s to %s (%s)", textfmt.Int(n), textfmt.Int(lo), textfmt.Int(hi), unit)
@@ -113,7 +113,7 @@ func (v *durationValue) String() string {
 func (v *durationValue) Set(s string) error {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
-		return fmt.Errorf("want a duration such as 90s, 5m or 1h30m, got %q", clipArg(s))
+		return fmt.Errorf("want a duration such as 90s, 5m or 1h30m, got %q", textfmt.Clip(s, 40, "..."))
 	}
 	if d < v.lo || d > v.hi {
 		return fmt.Errorf("%s is out of range: want %s to %s", d, v.lo, v.hi)
@@ -160,12 +160,4 @@ func dashed(name string) string {
 		return "-" + name
 	}
 	return "--" + name
-}
-
-// clipArg shortens a value quoted back in an error.
-func clipArg(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }
