@@ -16,6 +16,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 func init() {
@@ -552,7 +553,7 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 	}
 	e := p.e
 	// Read no more of a line than its share of the view could show.
-	l, err := e.doc.ReadLine(start, min(e.maxLineBytes(), p.lineCap*16+64))
+	l, err := e.doc.ReadLine(start, min(e.maxLineBytes(), tokens.MaxBytes(p.lineCap)))
 	if err != nil {
 		return nil, err
 	}
@@ -571,7 +572,7 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 			if b, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(b) == 1 && b[0] == '\n' {
 				contentEnd--
 			}
-			k := min(int64(p.lineCap*16+64), contentEnd-l.Start)
+			k := min(int64(tokens.MaxBytes(p.lineCap)), contentEnd-l.Start)
 			tail, err := e.doc.ReadRange(contentEnd-k, contentEnd)
 			if err != nil {
 				return nil, err
