@@ -1043,6 +1043,11 @@ type bytesSource struct {
 
 func (b *bytesSource) Info() store.Info { return b.info }
 
+// BytesSource returns data as a [Source] with the Info a store gives it
+// (digest, ref, newline counts): the input of a projector's tests, for a
+// kind in a package of its own.
+func BytesSource(data []byte) Source { return newBytesSource(data) }
+
 func newBytesSource(data []byte) *bytesSource {
 	// The digest a store gives these bytes, so that reads of the copy
 	// stored apart carry the revision the store checks.
