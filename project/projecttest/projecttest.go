@@ -320,7 +320,7 @@ func (r *runner) checkContinuation(t *testing.T, out project.Output, binary bool
 		obj = o
 	}
 	doc := recall.NewDoc(obj)
-	want, err := spansOf(doc, *out.Next)
+	want, err := Spans(doc, *out.Next)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func (r *runner) checkContinuation(t *testing.T, out project.Output, binary bool
 			if len(got) > 0 && s.From < got[len(got)-1].To {
 				t.Fatalf("the page of %s reads bytes %d-%d again (the pages before read up to %d)", argv(&req), s.From, s.To, got[len(got)-1].To)
 			}
-			got = appendSpan(got, s)
+			got = AppendSpan(got, s)
 		}
 		if p.Next == nil {
 			break
@@ -368,7 +368,7 @@ func (r *runner) checkContinuation(t *testing.T, out project.Output, binary bool
 // repeats reports whether every line the view's continuation names is, as
 // rendered, already in the view.
 func (r *runner) repeats(t *testing.T, out project.Output) bool {
-	spans, err := spansOf(r.doc, *out.Next)
+	spans, err := Spans(r.doc, *out.Next)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,9 +392,10 @@ func (r *runner) repeats(t *testing.T, out project.Output) bool {
 	return true
 }
 
-// spansOf returns the byte ranges a read of lines or bytes names, adjacent
-// ones merged.
-func spansOf(doc *lines.Doc, r recall.Request) ([]recall.Span, error) {
+// Spans returns the byte ranges of doc that a read of lines or bytes names,
+// each To exclusive, adjacent ones merged: what a continuation says a view
+// omits, in the form a page's Shown reports what it read.
+func Spans(doc *lines.Doc, r recall.Request) ([]recall.Span, error) {
 	total, err := doc.Lines()
 	if err != nil {
 		return nil, err
@@ -415,12 +416,13 @@ func spansOf(doc *lines.Doc, r recall.Request) ([]recall.Span, error) {
 		} else if to == 0 || to > doc.Size() {
 			to = doc.Size()
 		}
-		out = appendSpan(out, recall.Span{From: from, To: to})
+		out = AppendSpan(out, recall.Span{From: from, To: to})
 	}
 	return out, nil
 }
 
-func appendSpan(ss []recall.Span, s recall.Span) []recall.Span {
+// AppendSpan appends s to ss, merged with the last span when they touch.
+func AppendSpan(ss []recall.Span, s recall.Span) []recall.Span {
 	if n := len(ss); n > 0 && ss[n-1].To == s.From {
 		ss[n-1].To = s.To
 		return ss
@@ -428,12 +430,16 @@ func appendSpan(ss []recall.Span, s recall.Span) []recall.Span {
 	return append(ss, s)
 }
 
-// inView checks that the view shows the bytes [from, to): each line of
-// them, rendered as views render lines, is in the view's text (as it is, or
-// escaped as a JSON string for views that are JSON documents).
 func (r *runner) inView(view string, from, to int64) error {
+	return InView(r.doc, view, from, to, recall.PlainLine)
+}
+
+// InView checks that view shows the bytes [from, to) of doc: each line of
+// them, rendered by render as views render lines, is in the view's text (as
+// it is, or escaped as a JSON string for views that are JSON documents).
+func InView(doc *lines.Doc, view string, from, to int64, render recall.LineFunc) error {
 	for pos := from; pos < to; {
-		l, err := r.doc.ReadLine(pos, 1<<20)
+		l, err := doc.ReadLine(pos, 1<<20)
 		if err != nil {
 			return err
 		}
@@ -444,7 +450,7 @@ func (r *runner) inView(view string, from, to int64) error {
 		for len(text) > 0 && !utf8.FullRune(text[len(text)-min(len(text), utf8.UTFMax):]) {
 			text = text[:len(text)-1]
 		}
-		s := strings.TrimSpace(recall.PlainLine(text, fragment))
+		s := strings.TrimSpace(render(text, fragment))
 		if s != "" && !strings.Contains(view, s) {
 			js, _ := json.Marshal(s)
 			if !strings.Contains(view, strings.Trim(string(js), `"`)) {
