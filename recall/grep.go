@@ -46,7 +46,7 @@ func Compile(g GrepSpec) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile("(?m)" + p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: pattern %q is not a valid RE2 expression: %v", ErrBadRequest, clip(g.Pattern), err)
+		return nil, fmt.Errorf("%w: pattern %q is not a valid RE2 expression: %v", ErrBadRequest, textfmt.Clip(g.Pattern, 40, "..."), err)
 	}
 	return re, nil
 }

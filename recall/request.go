@@ -88,7 +88,7 @@ func ParseSpan(s string) (Span, error) {
 	}
 	from, err := parsePosition(a)
 	if err != nil {
-		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, clip(s), err, rangeForm)
+		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, textfmt.Clip(s, 40, "..."), err, rangeForm)
 	}
 	if !hasColon {
 		return Span{From: from, To: from}, nil
@@ -99,14 +99,14 @@ func ParseSpan(s string) (Span, error) {
 	}
 	to, err := parsePosition(b)
 	if err != nil {
-		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, clip(s), err, rangeForm)
+		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, textfmt.Clip(s, 40, "..."), err, rangeForm)
 	}
 	if to == 0 && from == 0 {
 		return Span{}, fmt.Errorf("%w: range \"0:0\" names nothing: lines are numbered from 1 (1:1 is the first line) and bytes A:B exclude B (0:1 is the first byte)", ErrBadRequest)
 	}
 	if to == 0 {
 		// "A:0" would read as an open end; say what it is instead.
-		return Span{}, fmt.Errorf("%w: range %q ends at 0, before it starts; to read from %d to the end write %d:", ErrBadRequest, clip(s), from, from)
+		return Span{}, fmt.Errorf("%w: range %q ends at 0, before it starts; to read from %d to the end write %d:", ErrBadRequest, textfmt.Clip(s, 40, "..."), from, from)
 	}
 	return Span{From: from, To: to}, nil
 }
@@ -116,9 +116,9 @@ func parsePosition(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	switch {
 	case err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"):
-		return 0, fmt.Errorf("%s is too large (at most %d)", clip(s), int64(MaxPosition))
+		return 0, fmt.Errorf("%s is too large (at most %d)", textfmt.Clip(s, 40, "..."), int64(MaxPosition))
 	case err != nil || n < 0:
-		return 0, fmt.Errorf("%q is not a whole number", clip(s))
+		return 0, fmt.Errorf("%q is not a whole number", textfmt.Clip(s, 40, "..."))
 	case n > MaxPosition:
 		return 0, fmt.Errorf("%d is too large (at most %d)", n, int64(MaxPosition))
 	}
@@ -233,7 +233,7 @@ func (r Request) Validate() error {
 	}
 	if r.Rev != "" {
 		if len(r.Rev) > 64 || !isHex(r.Rev) {
-			return fmt.Errorf("%w: revision %q is not a hex digest prefix", ErrBadRequest, clip(r.Rev))
+			return fmt.Errorf("%w: revision %q is not a hex digest prefix", ErrBadRequest, textfmt.Clip(r.Rev, 40, "..."))
 		}
 	}
 	n := 0
@@ -259,7 +259,7 @@ func (r Request) Validate() error {
 	if r.Pointer != nil {
 		n++
 		if p := *r.Pointer; p != "" && p[0] != '/' {
-			return fmt.Errorf("%w: JSON pointer %q must be empty or start with / (for example /items/0/name)", ErrBadRequest, clip(p))
+			return fmt.Errorf("%w: JSON pointer %q must be empty or start with / (for example /items/0/name)", ErrBadRequest, textfmt.Clip(p, 40, "..."))
 		}
 	}
 	if r.Query != "" {
@@ -471,7 +471,7 @@ func ParseArgv(argv []string) (Request, error) {
 			case "--rev":
 				r.Rev = v
 			default:
-				return Request{}, fmt.Errorf("%w: unknown read option %q", ErrBadRequest, clip(rest[i]))
+				return Request{}, fmt.Errorf("%w: unknown read option %q", ErrBadRequest, textfmt.Clip(rest[i], 40, "..."))
 			}
 		}
 	case "grep":
@@ -508,7 +508,7 @@ func ParseArgv(argv []string) (Request, error) {
 			case "--rev":
 				r.Rev = v
 			default:
-				err = fmt.Errorf("%w: unknown grep option %q", ErrBadRequest, clip(a))
+				err = fmt.Errorf("%w: unknown grep option %q", ErrBadRequest, textfmt.Clip(a, 40, "..."))
 			}
 			if err != nil {
 				return Request{}, err
@@ -519,7 +519,7 @@ func ParseArgv(argv []string) (Request, error) {
 		}
 		r.Grep = &g
 	default:
-		return Request{}, fmt.Errorf("%w: unknown verb %q (want read or grep)", ErrBadRequest, clip(verb))
+		return Request{}, fmt.Errorf("%w: unknown verb %q (want read or grep)", ErrBadRequest, textfmt.Clip(verb, 40, "..."))
 	}
 	return r, r.Validate()
 }
@@ -632,11 +632,4 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
 // Defaults for the zero values of [DirOptions].
@@ -887,7 +889,7 @@ func validate(ref Ref, rec record, mtime time.Time) (Info, error) {
 	case rec.V != recordVersion:
 		return info, &recordError{detail: fmt.Sprintf("its record has format version %d, want %d", rec.V, recordVersion)}
 	case info.Ref != ref:
-		return info, &recordError{detail: fmt.Sprintf("its record names ref %q", truncate(string(info.Ref), 20))}
+		return info, &recordError{detail: fmt.Sprintf("its record names ref %q", textfmt.Clip(string(info.Ref), 20, "..."))}
 	case !isHex(info.Digest, sha256.Size*2):
 		return info, &recordError{detail: "its record's digest is malformed"}
 	case !strings.HasPrefix(info.Digest, string(ref)):

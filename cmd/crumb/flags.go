@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/internal/limits"
+	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
 // The ranges numeric flags are checked against when they are parsed, so that
@@ -104,7 +105,7 @@ func (v *durationValue) String() string {
 func (v *durationValue) Set(s string) error {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
-		return fmt.Errorf("want a duration such as 90s, 5m or 1h30m, got %q", clipArg(s))
+		return fmt.Errorf("want a duration such as 90s, 5m or 1h30m, got %q", textfmt.Clip(s, 40, "..."))
 	}
 	if d < v.lo || d > v.hi {
 		return fmt.Errorf("%s is out of range: want %s to %s", d, v.lo, v.hi)
@@ -151,12 +152,4 @@ func dashed(name string) string {
 		return "-" + name
 	}
 	return "--" + name
-}
-
-// clipArg shortens a value quoted back in an error.
-func clipArg(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

@@ -132,13 +132,8 @@ type rangeError struct{ msg string }
 func (e *rangeError) Error() string { return e.msg }
 func (e *rangeError) Unwrap() error { return ErrRange }
 
-// clip shortens a value quoted back in an error.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
-}
+// clip shortens a value quoted back in an error, never inside a character.
+func clip(s string) string { return textfmt.Clip(s, 40, "...") }
 
 // Markdown returns the table of every limit, as docs/limits.md holds it.
 func Markdown() string {
