@@ -152,11 +152,46 @@ func encodeLine(b []byte, m jsonrpc.Message) ([]byte, error) {
 	if out, ok := appendMessage(b, m); ok {
 		return out, nil
 	}
+	// Params or a result over several lines are compacted, as the SDK's
+	// encoder compacts them, and the message written here: the SDK's
+	// encoder would leave out an empty method, making a notification a
+	// response without an ID, which no peer reads.
+	if c, ok := compacted(m); ok {
+		if out, ok := appendMessage(b, c); ok {
+			return out, nil
+		}
+	}
 	enc, err := jsonrpc.EncodeMessage(m)
 	if err != nil {
 		return b, fmt.Errorf("mcpproxy: encoding a message: %w", err)
 	}
 	return append(append(b, enc...), '\n'), nil
+}
+
+// compacted returns m with its params or result compacted onto one line,
+// when they span several; ok is false when they do not, or are not JSON.
+func compacted(m jsonrpc.Message) (jsonrpc.Message, bool) {
+	compact := func(raw json.RawMessage) (json.RawMessage, bool) {
+		if len(raw) == 0 || onOneLine(raw) {
+			return nil, false
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) != nil {
+			return nil, false
+		}
+		return buf.Bytes(), true
+	}
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		if p, ok := compact(m.Params); ok {
+			return &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: p}, true
+		}
+	case *jsonrpc.Response:
+		if r, ok := compact(m.Result); ok {
+			return &jsonrpc.Response{ID: m.ID, Result: r, Error: m.Error}, true
+		}
+	}
+	return nil, false
 }
 
 // addBatch records the calls of a batch the peer sent, so that their
