@@ -83,9 +83,13 @@
 //
 // # Failure
 //
-// The proxy fails open: when a result cannot be stored or its projection
-// is not a valid CallToolResult, the client gets the upstream's result
-// unchanged and crumb's log says why. When the upstream server exits or its
+// A result that cannot be stored (the store unreachable, full, read-only,
+// or evicting what was just written) reaches the client as crumb's other
+// surfaces show it: whole after a note of why when it is no larger than
+// the Guard's HardCap, else the Guard's bounded "could not store" view of
+// its text, which says why and what cannot be read back. A result whose
+// projection is not a valid CallToolResult passes unchanged. The log says
+// why in either case. When the upstream server exits or its
 // connection fails, every call in flight and every later call gets a JSON-RPC
 // error that says so, with the exit status and the lines of the server's
 // stderr that state what went wrong ("upstream server exited: exit status 1

@@ -57,10 +57,10 @@ func (src resultSource) bytes() ([]byte, error) {
 	return b, nil
 }
 
-// project replaces a large tool result by its projection. It fails open:
-// whenever the result cannot be stored or projected into a valid
-// CallToolResult, the upstream's response goes to the client unchanged and
-// the log says why.
+// project replaces a large tool result by its projection. A result that
+// cannot be stored gets the bounded view that says so (see unstored); one
+// that cannot be projected into a valid CallToolResult goes to the client
+// unchanged, and the log says why.
 //
 // A result larger than the tool's threshold could ever pass is taken apart
 // first (see spill): its long strings go to the store as they are decoded,
@@ -95,10 +95,10 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 		var err error
 		body, parts, err = s.p.spill(ctx, src.r, src.start, src.end, store.Meta{Tool: c.tool, Args: c.args})
 		if err != nil {
-			if ctx.Err() == nil {
-				s.p.log.Warn("crumb mcp: could not store a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", err)
+			if ctx.Err() != nil {
+				return pass()
 			}
-			return pass()
+			return s.unstored(ctx, c, id, src, schema, err)
 		}
 	}
 	if body == nil {
@@ -111,23 +111,27 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 	spills, closeSpills, err := s.openSpilled(ctx, parts)
 	defer closeSpills()
 	if err != nil {
-		s.p.log.Warn("crumb mcp: could not read back a part of a tool result", "tool", c.tool, "err", err)
-		return pass()
+		// Stored a moment ago, and gone (evicted) or unreadable.
+		return s.unstored(ctx, c, id, src, schema, err)
 	}
 	res := crumb.Result{Tool: c.tool, Args: c.args, Kind: crumb.KindMCP, Body: body, OutputSchema: schema, Spilled: spills}
 	v, err := s.p.guard.Project(ctx, res)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "err", err)
+		if ctx.Err() != nil {
+			return pass()
 		}
+		if len(parts) > 0 {
+			// Its parts stored apart could not all be read back.
+			return s.unstored(ctx, c, id, src, schema, err)
+		}
+		s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "err", err)
 		return pass()
 	}
 	if v.Receipt.Output == crumb.OutputExact {
 		return pass()
 	}
 	if v.Receipt.StoreError != "" {
-		s.p.log.Warn("crumb mcp: could not store a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", v.Receipt.StoreError)
-		return pass()
+		return s.unstored(ctx, c, id, src, schema, errors.New(v.Receipt.StoreError))
 	}
 	// Unknown (never listed) counts as having one: the safe side.
 	outputSchema := len(schema) == 0 || string(schema) != "null"
