@@ -422,9 +422,26 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 		c.skipped(head[:min(len(head), 200)], n-1, errors.New("it does not begin with {"))
 		return upMsg{}
 	}
-	f, err := os.CreateTemp(c.tmpDir, "crumb-mcp-*.json")
+	sp, err := spoolLine(c.tmpDir, br, head)
 	if err != nil {
-		return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+		return upMsg{err: err}
+	}
+	if err := sp.envelope(); err != nil {
+		sp.close()
+		c.skipped(head[:min(len(head), 200)], sp.size, err)
+		return upMsg{}
+	}
+	return upMsg{big: sp}
+}
+
+// spoolLine writes head and the rest of its line, up to and including the
+// newline, from br to a temporary file in dir, and returns the file as a
+// spooled message whose envelope is not yet read. A line cut short by the
+// end of br is a partialError.
+func spoolLine(dir string, br *bufio.Reader, head []byte) (*spooled, error) {
+	f, err := os.CreateTemp(dir, "crumb-mcp-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
 	}
 	// Unlinked at once where the system allows: the file goes with the
 	// last handle.
@@ -437,7 +454,7 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 		chunk, rerr := br.ReadSlice('\n')
 		if _, err := w.Write(chunk); err != nil {
 			sp.close()
-			return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+			return nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
 		}
 		n += int64(len(chunk))
 		if rerr == nil {
@@ -448,20 +465,15 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 			if errors.Is(rerr, io.EOF) {
 				rerr = &partialError{n: n}
 			}
-			return upMsg{err: rerr}
+			return nil, rerr
 		}
 	}
 	if err := w.Flush(); err != nil {
 		sp.close()
-		return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+		return nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
 	}
 	sp.size = n
-	if err := sp.envelope(); err != nil {
-		sp.close()
-		c.skipped(head[:min(len(head), 200)], n, err)
-		return upMsg{}
-	}
-	return upMsg{big: sp}
+	return sp, nil
 }
 
 // spooled is a message held in a temporary file.
