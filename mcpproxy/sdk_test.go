@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crumb-dev/crumb/tokens"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
