@@ -57,7 +57,8 @@
 // and writes a message from the server over 1 MiB to a temporary file as
 // it arrives instead of holding it in memory. The SDK's transports do the
 // framing of streamable HTTP, towards the client and towards a server
-// reached by URL.
+// reached by URL (whose large responses the proxy spools first, see
+// Memory).
 //
 // A tools/call result no larger than the tool's threshold in bytes (every
 // token is at least a byte), or of a tool exempt from crumb, goes to the
@@ -76,10 +77,13 @@
 // tens of megabytes, not several copies of itself. Each string is measured
 // as it streams past (its length and token estimate in the result), and
 // the receipt counts the whole result, not the short record left in its
-// place. A result whose bulk is
-// many small values (a structuredContent array of a million objects) is
-// still projected from memory, and so is every message of a server reached
-// by URL, which the SDK's HTTP transport reads whole.
+// place. A structuredContent whose bulk is many small values (an array of
+// a million objects), over 8 MiB without its long strings, is stored and
+// projected apart as a JSON result read as a stream, and a text block with
+// its view stands in its place. A server reached by URL has each answer to
+// a POST read by the proxy before the SDK's streamable client reads it: a
+// response over 1 MiB goes to a temporary file, and the SDK reads a short
+// placeholder of the same ID in its place (see httpSpools).
 //
 // # Failure
 //
