@@ -158,7 +158,7 @@ func mcpPeak(t *testing.T, env []string, mcpArgs []string, tool, toolArgs string
 // httpBigServer serves, over streamable HTTP, a tool "text" whose result
 // is a text of mb megabytes, and a tool "bulk" whose structuredContent is
 // mb megabytes of small objects.
-func httpBigServer(t *testing.T, jsonResponse bool) string {
+func httpBigServer(t testing.TB, jsonResponse bool) string {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "big-http", Version: "1"}, nil)
 	type args struct {
 		MB int `json:"mb"`
