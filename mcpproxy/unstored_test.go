@@ -2,6 +2,8 @@ package mcpproxy
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +16,7 @@ import (
 	"github.com/crumb-dev/crumb/store/redisstore"
 	"github.com/crumb-dev/crumb/store/redisstore/redistest"
 	"github.com/crumb-dev/crumb/tokens"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // tmpfs mounts a tmpfs of size (mount's notation, "1m") in a new
@@ -140,5 +143,51 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 				t.Errorf("the log does not say the result was not stored: %s", logs.String())
 			}
 		})
+	}
+}
+
+// TestUnstoredFilesystemServer: the filesystem server from npm reads a
+// 4 MB file, and the store's disk is full. The SDK's client gets a bounded
+// result that says why it was not kept and shows the file's first and
+// last lines; as read_text_file's outputSchema requires the
+// structuredContent the view leaves out, the result is an error, which the
+// client accepts without it.
+func TestUnstoredFilesystemServer(t *testing.T) {
+	bin := npmServer(t, "mcp-server-filesystem")
+	dir := tmpfs(t, "1m")
+	st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	root := t.TempDir()
+	var big strings.Builder
+	n := 0
+	for big.Len() < 4<<20 {
+		n++
+		fmt.Fprintf(&big, "%06d: a line of a file that the full store cannot keep\n", n)
+	}
+	path := filepath.Join(root, "big.txt")
+	if err := os.WriteFile(path, []byte(big.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const budget = 2000
+	cs := sdkProxied(t, Config{Guard: crumb.Config{Store: st, Budget: budget}}, []string{bin, root}, nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": path}})
+	if err != nil {
+		t.Fatalf("the client refused the result: %v", err)
+	}
+	raw, _ := json.Marshal(res)
+	if len(raw) > 64<<10 || tokens.O200k().Count(string(raw)) > budget {
+		t.Fatalf("the client got %d bytes: %.300s", len(raw), raw)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	for _, want := range []string{"no space left on device", fmt.Sprintf("%06d: a line", 1), fmt.Sprintf("%06d: a line", n)} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the view does not hold %q:\n%s", want, text)
+		}
+	}
+	if !res.IsError {
+		t.Errorf("a result without the structuredContent its outputSchema requires is not an error")
 	}
 }
