@@ -11,7 +11,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -229,14 +228,10 @@ func (h *httpSpools) sseLine(br *bufio.Reader, w *bufio.Writer) error {
 // spoolAll writes head and the rest of r to a temporary file, and returns
 // it as a spooled message whose envelope is not yet read.
 func spoolAll(head []byte, r io.Reader) (*spooled, error) {
-	f, err := os.CreateTemp("", "crumb-mcp-*.json")
+	sp, w, err := newSpool("", head)
 	if err != nil {
-		return nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
+		return nil, err
 	}
-	unlinked := os.Remove(f.Name()) == nil
-	sp := &spooled{f: f, unlinked: unlinked}
-	w := bufio.NewWriterSize(f, 256<<10)
-	w.Write(head)
 	n, err := io.Copy(w, r)
 	if err == nil {
 		err = w.Flush()

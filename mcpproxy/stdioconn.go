@@ -439,16 +439,10 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 // spooled message whose envelope is not yet read. A line cut short by the
 // end of br is a partialError.
 func spoolLine(dir string, br *bufio.Reader, head []byte) (*spooled, error) {
-	f, err := os.CreateTemp(dir, "crumb-mcp-*.json")
+	sp, w, err := newSpool(dir, head)
 	if err != nil {
-		return nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
+		return nil, err
 	}
-	// Unlinked at once where the system allows: the file goes with the
-	// last handle.
-	unlinked := os.Remove(f.Name()) == nil
-	sp := &spooled{f: f, unlinked: unlinked}
-	w := bufio.NewWriterSize(f, 256<<10)
-	w.Write(head)
 	n := int64(len(head))
 	for {
 		chunk, rerr := br.ReadSlice('\n')
@@ -474,6 +468,21 @@ func spoolLine(dir string, br *bufio.Reader, head []byte) (*spooled, error) {
 	}
 	sp.size = n
 	return sp, nil
+}
+
+// newSpool creates the temporary file of a spooled message in dir, and
+// returns it with a writer that has head in it.
+func newSpool(dir string, head []byte) (*spooled, *bufio.Writer, error) {
+	f, err := os.CreateTemp(dir, "crumb-mcp-*.json")
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
+	}
+	// Unlinked at once where the system allows: the file goes with the
+	// last handle.
+	unlinked := os.Remove(f.Name()) == nil
+	w := bufio.NewWriterSize(f, 256<<10)
+	w.Write(head)
+	return &spooled{f: f, unlinked: unlinked}, w, nil
 }
 
 // spooled is a message held in a temporary file.
