@@ -139,7 +139,7 @@ func (h *httpSpools) standIn(sp *spooled) []byte {
 	}
 	defer sp.close()
 	b := make([]byte, sp.size)
-	if _, err := sp.f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := sp.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil
 	}
 	return bytes.TrimSpace(b)

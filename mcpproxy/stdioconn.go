@@ -426,6 +426,9 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 	if err != nil {
 		return upMsg{err: err}
 	}
+	if sp.inMem {
+		c.log.Warn("crumb mcp: could not write a large message to a temporary file; it is held in memory", "bytes", sp.size, "err", sp.spoolErr)
+	}
 	if err := sp.envelope(); err != nil {
 		sp.close()
 		c.skipped(head[:min(len(head), 200)], sp.size, err)
@@ -472,17 +475,49 @@ func spoolLine(dir string, br *bufio.Reader, head []byte) (*spooled, error) {
 
 // newSpool creates the temporary file of a spooled message in dir, and
 // returns it with a writer that has head in it.
+//
+// A spool that cannot be written (the temporary directory's disk is full)
+// goes on in memory: the message costs memory then, but it is not lost,
+// and the session goes on.
 func newSpool(dir string, head []byte) (*spooled, *bufio.Writer, error) {
-	f, err := os.CreateTemp(dir, "crumb-mcp-*.json")
-	if err != nil {
-		return nil, nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
+	sp := &spooled{}
+	if f, err := os.CreateTemp(dir, "crumb-mcp-*.json"); err == nil {
+		// Unlinked at once where the system allows: the file goes with
+		// the last handle.
+		sp.f, sp.unlinked = f, os.Remove(f.Name()) == nil
+	} else {
+		sp.inMem, sp.spoolErr = true, err
 	}
-	// Unlinked at once where the system allows: the file goes with the
-	// last handle.
-	unlinked := os.Remove(f.Name()) == nil
-	w := bufio.NewWriterSize(f, 256<<10)
+	w := bufio.NewWriterSize(spoolSink{sp}, 256<<10)
 	w.Write(head)
-	return &spooled{f: f, unlinked: unlinked}, w, nil
+	return sp, w, nil
+}
+
+// spoolSink writes a spool: to its file, and to memory from the first
+// write that fails, with what the file held.
+type spoolSink struct{ sp *spooled }
+
+func (w spoolSink) Write(p []byte) (int, error) {
+	sp, n := w.sp, len(p)
+	if !sp.inMem {
+		k, err := sp.f.Write(p)
+		sp.written += int64(k)
+		if err == nil {
+			return k, nil
+		}
+		held := make([]byte, sp.written, sp.written+int64(len(p)-k))
+		if _, rerr := sp.f.ReadAt(held, 0); rerr != nil && !errors.Is(rerr, io.EOF) {
+			return k, err
+		}
+		sp.inMem, sp.spoolErr, sp.mem = true, err, held
+		sp.f.Close()
+		if !sp.unlinked {
+			os.Remove(sp.f.Name())
+		}
+		p = p[k:]
+	}
+	sp.mem = append(sp.mem, p...)
+	return n, nil
 }
 
 // spooled is a message held in a temporary file.
@@ -490,6 +525,12 @@ type spooled struct {
 	f        *os.File
 	unlinked bool
 	size     int64
+	written  int64 // to f
+	// inMem reports that the spool went on in memory, mem, because
+	// spoolErr kept it from its file.
+	inMem    bool
+	mem      []byte
+	spoolErr error
 
 	// Of the envelope: the ID, whether the message is a request, and
 	// where its result is in the file.
@@ -503,7 +544,7 @@ type spooled struct {
 
 // envelope finds the members of the message.
 func (sp *spooled) envelope() error {
-	s := jsonscan.New(sp.f, sp.size)
+	s := jsonscan.New(sp, sp.size)
 	s.Single()
 	defer s.Close()
 	t, err := s.Next()
@@ -562,14 +603,19 @@ func (sp *spooled) envelope() error {
 }
 
 // ReadAt reads the file.
-func (sp *spooled) ReadAt(p []byte, off int64) (int, error) { return sp.f.ReadAt(p, off) }
+func (sp *spooled) ReadAt(p []byte, off int64) (int, error) {
+	if sp.inMem {
+		return bytes.NewReader(sp.mem).ReadAt(p, off)
+	}
+	return sp.f.ReadAt(p, off)
+}
 
 // message reads the whole message into memory and decodes it, for a
 // message the proxy passes on as it is; it closes the file.
 func (sp *spooled) message() (jsonrpc.Message, error) {
 	defer sp.close()
 	b := make([]byte, sp.size)
-	if _, err := sp.f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := sp.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mcpproxy: reading a spooled message: %w", err)
 	}
 	return decodeMessage(bytes.TrimSpace(b))
@@ -577,6 +623,10 @@ func (sp *spooled) message() (jsonrpc.Message, error) {
 
 func (sp *spooled) close() {
 	sp.closeOnce.Do(func() {
+		sp.mem = nil
+		if sp.f == nil || sp.inMem {
+			return // closed when the spool went on in memory
+		}
 		sp.f.Close()
 		if !sp.unlinked {
 			os.Remove(sp.f.Name())

@@ -53,6 +53,7 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 		// session has stored a first result.
 		open   func(t *testing.T) (st store.Store, breakIt func())
 		reason string // in the view: what the store said
+		log    string // in the log, besides
 	}{
 		{"unavailable", func(t *testing.T) (store.Store, func()) {
 			srv := redistest.Start(t)
@@ -62,7 +63,7 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 			}
 			t.Cleanup(func() { st.Close() })
 			return st, srv.Stop
-		}, "connection refused"},
+		}, "connection refused", ""},
 		{"full", func(t *testing.T) (store.Store, func()) {
 			dir := tmpfs(t, "2m")
 			st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
@@ -71,7 +72,19 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 			}
 			t.Cleanup(func() { st.Close() })
 			return st, func() {}
-		}, "no space left on device"},
+		}, "no space left on device", ""},
+		{"full, temporary files too", func(t *testing.T) (store.Store, func()) {
+			// The disk of the store is also where the large message
+			// from the server would be spooled.
+			dir := tmpfs(t, "2m")
+			st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			t.Setenv("TMPDIR", dir)
+			return st, func() {}
+		}, "no space left on device", "it is held in memory"},
 		{"read-only", func(t *testing.T) (store.Store, func()) {
 			dir := tmpfs(t, "64m")
 			st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
@@ -85,7 +98,7 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 				}
 				t.Cleanup(func() { exec.Command("mount", "-o", "remount,rw", dir).Run() })
 			}
-		}, "read-only file system"},
+		}, "read-only file system", ""},
 		{"evicting", func(t *testing.T) (store.Store, func()) {
 			srv := redistest.Start(t, "--maxmemory", "4mb", "--maxmemory-policy", "allkeys-lru")
 			st, err := redisstore.Open(context.Background(), srv.URL(0), redisstore.Options{})
@@ -94,7 +107,7 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 			}
 			t.Cleanup(func() { st.Close() })
 			return st, func() {}
-		}, ""},
+		}, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,6 +151,9 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 			}
 			if strings.Contains(text, "crumb_read") {
 				t.Errorf("the view names a read of a result that is not stored:\n%s", text)
+			}
+			if !strings.Contains(logs.String(), tc.log) {
+				t.Errorf("the log does not say %q: %s", tc.log, logs.String())
 			}
 			if !strings.Contains(logs.String(), "could not store") {
 				t.Errorf("the log does not say the result was not stored: %s", logs.String())
