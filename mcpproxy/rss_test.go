@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,36 +23,19 @@ import (
 // one tools/call result of 100 MB or more, whatever it is made of.
 const rssLimit = 100 << 20
 
-var (
-	crumbOnce sync.Once
-	crumbBin  string
-	crumbErr  error
-)
-
-// buildCrumb builds the crumb command once for the package's tests; the
-// crumb at $CRUMB_TEST_BIN is used instead when it is set (to measure
+// buildCrumb builds the crumb command into a directory the test removes;
+// the crumb at $CRUMB_TEST_BIN is used instead when it is set (to measure
 // another build).
 func buildCrumb(t *testing.T) string {
 	t.Helper()
 	if bin := os.Getenv("CRUMB_TEST_BIN"); bin != "" {
 		return bin
 	}
-	crumbOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "crumb-bin-")
-		if err != nil {
-			crumbErr = err
-			return
-		}
-		crumbBin = filepath.Join(dir, "crumb")
-		out, err := exec.Command("go", "build", "-o", crumbBin, "github.com/crumb-dev/crumb/cmd/crumb").CombinedOutput()
-		if err != nil {
-			crumbErr = fmt.Errorf("go build: %v: %s", err, out)
-		}
-	})
-	if crumbErr != nil {
-		t.Fatal(crumbErr)
+	bin := filepath.Join(t.TempDir(), "crumb")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crumb-dev/crumb/cmd/crumb").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
 	}
-	return crumbBin
+	return bin
 }
 
 // peakRSS returns a process's peak resident set (VmHWM), in bytes.
@@ -76,12 +58,12 @@ func peakRSS(t *testing.T, pid int) int64 {
 	return 0
 }
 
-// mcpPeak runs crumb mcp with args, makes one tools/call of tool with
+// mcpPeak runs crumb mcp (bin) with args, makes one tools/call of tool with
 // args, and returns the call's result and crumb's peak resident set
 // while it answered.
-func mcpPeak(t *testing.T, env []string, mcpArgs []string, tool, toolArgs string) (json.RawMessage, int64) {
+func mcpPeak(t *testing.T, bin string, env []string, mcpArgs []string, tool, toolArgs string) (json.RawMessage, int64) {
 	t.Helper()
-	cmd := exec.Command(buildCrumb(t), append([]string{"mcp", "--store", t.TempDir()}, mcpArgs...)...)
+	cmd := exec.Command(bin, append([]string{"mcp", "--store", t.TempDir()}, mcpArgs...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = testWriter{t}
 	in, err := cmd.StdinPipe()
@@ -193,6 +175,7 @@ func TestPeakRSS(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the peak resident set from /proc")
 	}
+	bin := buildCrumb(t)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +198,7 @@ func TestPeakRSS(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res, peak := mcpPeak(t, tc.env, tc.args(t), tc.tool, tc.toolArgs)
+			res, peak := mcpPeak(t, bin, tc.env, tc.args(t), tc.tool, tc.toolArgs)
 			t.Logf("peak RSS of crumb mcp: %.1f MB; the result the client got: %d bytes", float64(peak)/(1<<20), len(res))
 			if len(res) > 64<<10 {
 				t.Errorf("the client got %d bytes", len(res))
