@@ -109,3 +109,20 @@ func medianOf(xs []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkProxyBulkStructured is a result whose structuredContent is 20
+// MB of small objects through crumb: projected apart as a JSON result read
+// as a stream (see spillResult.structured). B/op is what the proxy, the
+// fake and the client allocate for it; the proxy's peak memory on such a
+// result is measured by TestPeakRSS.
+func BenchmarkProxyBulkStructured(b *testing.B) {
+	benchCall(b, benchProxied(b), "bulk", map[string]any{"mb": 20})
+}
+
+// BenchmarkProxyHTTPLargeCall is a 20 MB text result from a server reached
+// by URL (the SDK's, in-process, over SSE) through crumb: spooled to a
+// file before the SDK reads it (see httpSpools), stored and projected.
+func BenchmarkProxyHTTPLargeCall(b *testing.B) {
+	cs := connectSDK(b, testConfig(b, 2000), &HTTPTransport{Endpoint: httpBigServer(b, false)}, nil)
+	benchCall(b, cs, "text", map[string]any{"mb": 20})
+}

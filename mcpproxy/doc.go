@@ -57,7 +57,8 @@
 // and writes a message from the server over 1 MiB to a temporary file as
 // it arrives instead of holding it in memory. The SDK's transports do the
 // framing of streamable HTTP, towards the client and towards a server
-// reached by URL.
+// reached by URL (whose large responses the proxy spools first, see
+// Memory).
 //
 // A tools/call result no larger than the tool's threshold in bytes (every
 // token is at least a byte), or of a tool exempt from crumb, goes to the
@@ -76,16 +77,23 @@
 // tens of megabytes, not several copies of itself. Each string is measured
 // as it streams past (its length and token estimate in the result), and
 // the receipt counts the whole result, not the short record left in its
-// place. A result whose bulk is
-// many small values (a structuredContent array of a million objects) is
-// still projected from memory, and so is every message of a server reached
-// by URL, which the SDK's HTTP transport reads whole.
+// place. A structuredContent whose bulk is many small values (an array of
+// a million objects), over 8 MiB without its long strings, is stored and
+// projected apart as a JSON result read as a stream, and a text block with
+// its view stands in its place. A server reached by URL has each answer to
+// a POST read by the proxy before the SDK's streamable client reads it: a
+// response over 1 MiB goes to a temporary file, and the SDK reads a short
+// placeholder of the same ID in its place (see httpSpools).
 //
 // # Failure
 //
-// The proxy fails open: when a result cannot be stored or its projection
-// is not a valid CallToolResult, the client gets the upstream's result
-// unchanged and crumb's log says why. When the upstream server exits or its
+// A result that cannot be stored (the store unreachable, full, read-only,
+// or evicting what was just written) reaches the client as crumb's other
+// surfaces show it: whole after a note of why when it is no larger than
+// the Guard's HardCap, else the Guard's bounded "could not store" view of
+// its text, which says why and what cannot be read back. A result whose
+// projection is not a valid CallToolResult passes unchanged. The log says
+// why in either case. When the upstream server exits or its
 // connection fails, every call in flight and every later call gets a JSON-RPC
 // error that says so, with the exit status and the lines of the server's
 // stderr that state what went wrong ("upstream server exited: exit status 1

@@ -33,7 +33,8 @@ const fakeTools = `[{"name":"small","title":"Small","description":"Returns a sma
 	`{"name":"sample","description":"Asks the client to sample.","inputSchema":{"type":"object"}},` +
 	`{"name":"noisy","description":"Writes lines that are not JSON-RPC, then answers.","inputSchema":{"type":"object"}},` +
 	`{"name":"notify","description":"Sends list_changed.","inputSchema":{"type":"object"}},` +
-	`{"name":"spaced","description":"Returns a small result written with white space.","inputSchema":{"type":"object"}}]`
+	`{"name":"spaced","description":"Returns a small result written with white space.","inputSchema":{"type":"object"}},` +
+	`{"name":"bulk","description":"Returns structuredContent of MB megabytes of small objects.","inputSchema":{"type":"object","properties":{"mb":{"type":"integer"}}}}]`
 
 // fakeSpaced is the result of the spaced tool, byte for byte: JSON as a
 // server that does not compact its output writes it.
@@ -176,6 +177,8 @@ func (f *fakeServer) call(m fakeMsg) {
 		line := strings.Repeat("0123456789abcdef", 4) + "\n"
 		n := num("mb", 50) << 20 / len(line)
 		f.reply(m.ID, `{"content":[{"type":"text","text":`+text(strings.Repeat(line, n))+`}]}`)
+	case "bulk":
+		f.reply(m.ID, fakeBulk(num("mb", 100)))
 	case "structured":
 		var items []string
 		for i := range 3000 {
@@ -230,4 +233,24 @@ func (f *fakeServer) call(m fakeMsg) {
 	default:
 		f.reply(m.ID, `{"content":[{"type":"text","text":"unknown tool"}],"isError":true}`)
 	}
+}
+
+// fakeBulkItem is the i-th of the bulk tool's small objects.
+func fakeBulkItem(i int) string {
+	return fmt.Sprintf(`{"id":%d,"name":"item %06d","tags":["a","b"],"ok":true,"score":%d.5}`, i, i, i%1000)
+}
+
+// fakeBulk returns the bulk tool's result: a short text and a
+// structuredContent of about mb megabytes of small objects.
+func fakeBulk(mb int) string {
+	var b strings.Builder
+	b.WriteString(`{"content":[{"type":"text","text":"the items"}],"structuredContent":{"items":[`)
+	for i := 0; b.Len() < mb<<20; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(fakeBulkItem(i))
+	}
+	b.WriteString(`]}}`)
+	return b.String()
 }

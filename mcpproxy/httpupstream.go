@@ -43,6 +43,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		header:   t.Header.Clone(),
 		in:       make(chan msgOrErr, 16),
 		done:     make(chan struct{}),
+		spools:   newHTTPSpools(),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.client = &http.Client{Transport: &headerTransport{base: base, conn: c}}
@@ -63,6 +64,7 @@ func (t *HTTPTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 type msgOrErr struct {
 	msg jsonrpc.Message
+	big *spooled // a response spooled to a file (see httpSpools)
 	err error
 }
 
@@ -77,6 +79,8 @@ type httpConn struct {
 
 	in   chan msgOrErr
 	done chan struct{}
+	// spools holds the large responses read from the server, in files.
+	spools *httpSpools
 
 	mu       sync.Mutex
 	initID   jsonrpc.ID // the client's initialize request
@@ -108,7 +112,19 @@ func (c *httpConn) pump() {
 			}
 			c.mu.Unlock()
 		}
-		if !c.deliver(msgOrErr{msg, err}) || err != nil {
+		m := msgOrErr{msg: msg, err: err}
+		if err == nil {
+			if sp := c.spools.take(msg); sp != nil {
+				m = msgOrErr{big: sp}
+			}
+		}
+		if !c.deliver(m) {
+			if m.big != nil {
+				m.big.close()
+			}
+			return
+		}
+		if err != nil {
 			return
 		}
 	}
@@ -124,15 +140,26 @@ func (c *httpConn) deliver(m msgOrErr) bool {
 }
 
 // Read returns the next message from the server, from the response to a
-// request or from the standalone stream.
+// request or from the standalone stream, read into memory however long it
+// is.
 func (c *httpConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, big, err := c.readMessage(ctx)
+	if big != nil {
+		return big.message()
+	}
+	return m, err
+}
+
+// readMessage returns the next message, or a response larger than
+// spoolAt as it is in a spool file (see httpSpools).
+func (c *httpConn) readMessage(ctx context.Context) (jsonrpc.Message, *spooled, error) {
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	case <-c.done:
-		return nil, io.EOF
+		return nil, nil, io.EOF
 	case m := <-c.in:
-		return m.msg, m.err
+		return m.msg, m.big, m.err
 	}
 }
 
@@ -161,6 +188,7 @@ func (c *httpConn) Close() error {
 		c.cancel()
 		close(c.done)
 		err = c.inner.Close()
+		c.spools.closeAll()
 	})
 	return err
 }
@@ -269,5 +297,9 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set("Mcp-Protocol-Version", v)
 		}
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		resp.Body = t.conn.spools.spoolBody(resp)
+	}
+	return resp, err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/jsonobj"
+	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -57,10 +58,10 @@ func (src resultSource) bytes() ([]byte, error) {
 	return b, nil
 }
 
-// project replaces a large tool result by its projection. It fails open:
-// whenever the result cannot be stored or projected into a valid
-// CallToolResult, the upstream's response goes to the client unchanged and
-// the log says why.
+// project replaces a large tool result by its projection. A result that
+// cannot be stored gets the bounded view that says so (see unstored); one
+// that cannot be projected into a valid CallToolResult goes to the client
+// unchanged, and the log says why.
 //
 // A result larger than the tool's threshold could ever pass is taken apart
 // first (see spill): its long strings go to the store as they are decoded,
@@ -90,15 +91,31 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 	var (
 		body  = src.mem
 		parts []spilled
+		// scBlock is the text block that stands for a structuredContent
+		// of many small values, projected apart; "" when there is none.
+		scBlock string
+		opts    []crumb.Option
 	)
+	// Unknown (never listed) counts as having one: the safe side.
+	outputSchema := len(schema) == 0 || string(schema) != "null"
 	if !exempt && size > int64(threshold)*16 && size > s.p.summaryBytes {
-		var err error
-		body, parts, err = s.p.spill(ctx, src.r, src.start, src.end, store.Meta{Tool: c.tool, Args: c.args})
+		sr, err := s.p.spillAll(ctx, src.r, src.start, src.end, store.Meta{Tool: c.tool, Args: c.args})
 		if err != nil {
-			if ctx.Err() == nil {
-				s.p.log.Warn("crumb mcp: could not store a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", err)
+			if ctx.Err() != nil {
+				return pass()
 			}
-			return pass()
+			return s.unstored(ctx, c, id, src, schema, err)
+		}
+		body, parts = sr.body, sr.parts
+		if sr.structured != nil {
+			budget, _, _ := s.p.guard.Limits(c.tool)
+			if scBlock, err = s.structuredApart(ctx, c, src, *sr.structured, budget, outputSchema); err != nil {
+				if ctx.Err() != nil {
+					return pass()
+				}
+				return s.unstored(ctx, c, id, src, schema, err)
+			}
+			opts = append(opts, crumb.ContextLeft(max(1, budget-s.p.counter.Count(scBlock)-16)))
 		}
 	}
 	if body == nil {
@@ -111,26 +128,36 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 	spills, closeSpills, err := s.openSpilled(ctx, parts)
 	defer closeSpills()
 	if err != nil {
-		s.p.log.Warn("crumb mcp: could not read back a part of a tool result", "tool", c.tool, "err", err)
-		return pass()
+		// Stored a moment ago, and gone (evicted) or unreadable.
+		return s.unstored(ctx, c, id, src, schema, err)
 	}
 	res := crumb.Result{Tool: c.tool, Args: c.args, Kind: crumb.KindMCP, Body: body, OutputSchema: schema, Spilled: spills}
-	v, err := s.p.guard.Project(ctx, res)
+	v, err := s.p.guard.Project(ctx, res, opts...)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "err", err)
+		if ctx.Err() != nil {
+			return pass()
 		}
-		return pass()
-	}
-	if v.Receipt.Output == crumb.OutputExact {
+		if len(parts) > 0 {
+			// Its parts stored apart could not all be read back.
+			return s.unstored(ctx, c, id, src, schema, err)
+		}
+		s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "err", err)
 		return pass()
 	}
 	if v.Receipt.StoreError != "" {
-		s.p.log.Warn("crumb mcp: could not store a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", v.Receipt.StoreError)
-		return pass()
+		return s.unstored(ctx, c, id, src, schema, errors.New(v.Receipt.StoreError))
 	}
-	// Unknown (never listed) counts as having one: the safe side.
-	outputSchema := len(schema) == 0 || string(schema) != "null"
+	if v.Receipt.Output == crumb.OutputExact {
+		if scBlock == "" {
+			return pass()
+		}
+		// The rest passes whole, and the structuredContent is its view.
+		out, err := withStructuredView(body, scBlock, outputSchema)
+		if err != nil {
+			return s.unstored(ctx, c, id, src, schema, err)
+		}
+		return &jsonrpc.Response{ID: id, Result: out}
+	}
 	out, err := callToolResult(v, body, outputSchema)
 	// A text view wrapped as a CallToolResult costs more than the text:
 	// project again with less room until the whole result fits the budget.
@@ -145,13 +172,21 @@ func (s *session) project(ctx context.Context, c *call, id jsonrpc.ID, src resul
 			out, err = callToolResult(v, body, outputSchema)
 		}
 	}
+	if err == nil && scBlock != "" {
+		out, err = withStructuredView(out, scBlock, outputSchema)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			s.p.log.Warn("crumb mcp: could not project a tool result; passing it through unchanged", "tool", c.tool, "bytes", size, "err", err)
 		}
+		if scBlock != "" {
+			// Never whole: it would be held in memory, and flood the
+			// context.
+			return s.unstored(ctx, c, id, src, schema, err)
+		}
 		return pass()
 	}
-	s.p.log.Info("crumb mcp: projected a tool result", "tool", c.tool, "bytes", size, "stored_apart", len(parts),
+	s.p.log.Info("crumb mcp: projected a tool result", "tool", c.tool, "bytes", size, "from_file", src.mem == nil, "stored_apart", len(parts),
 		"view_tokens", v.Receipt.ViewTokens, "ref", string(v.Ref), "output", v.Receipt.Output)
 	return &jsonrpc.Response{ID: id, Result: out}
 }
@@ -255,4 +290,52 @@ func checkResult(obj *jsonobj.Object) error {
 		}
 	}
 	return nil
+}
+
+// structuredApart stores and projects a structuredContent of many small
+// values (r[ext[0]:ext[1]) of the result) as a JSON result of its own,
+// read as a stream, within half the budget, and returns the text block
+// that stands for it in the result.
+func (s *session) structuredApart(ctx context.Context, c *call, src resultSource, ext [2]int64, budget int, required bool) (string, error) {
+	v, err := s.p.guard.Project(ctx, crumb.Result{Tool: c.tool, Args: c.args, Kind: crumb.KindJSON,
+		Reader: io.NewSectionReader(src.r, ext[0], ext[1]-ext[0])}, crumb.ContextLeft(max(1, budget/2)))
+	if err != nil {
+		return "", fmt.Errorf("projecting the structuredContent: %w", err)
+	}
+	if v.Receipt.StoreError != "" {
+		return "", errors.New(v.Receipt.StoreError)
+	}
+	note := "[crumb: the result's structuredContent (" + textfmt.Size(ext[1]-ext[0]) + " of small values) is too large to pass; it is stored as a JSON result of its own, shown below"
+	if required {
+		note += "; this result is marked as an error because the tool's outputSchema requires the structuredContent it leaves out"
+	}
+	return note + "]\n" + v.Text, nil
+}
+
+// withStructuredView returns a projected CallToolResult with its
+// structuredContent (null, where the skeleton held it) left out and the
+// text block that stands for it added after its content; marked as an
+// error when the tool's outputSchema requires structuredContent, for a
+// result without it is valid only as an error.
+func withStructuredView(result json.RawMessage, block string, required bool) (json.RawMessage, error) {
+	obj, err := jsonobj.Parse(result)
+	if err != nil {
+		return nil, fmt.Errorf("the projection is not a JSON object: %w", err)
+	}
+	obj.Delete("structuredContent")
+	var content []json.RawMessage
+	if raw, ok := obj.Get("content"); ok {
+		if err := json.Unmarshal(raw, &content); err != nil {
+			return nil, fmt.Errorf("the projection's content is not an array: %w", err)
+		}
+	}
+	arr, err := jsonobj.AppendArray(json.RawMessage("[]"), append(content, jsonobj.Marshal(textBlock{Type: "text", Text: block}))...)
+	if err != nil {
+		return nil, err
+	}
+	obj.Set("content", arr)
+	if required {
+		obj.Set("isError", json.RawMessage("true"))
+	}
+	return obj.Bytes(), nil
 }

@@ -105,6 +105,9 @@ type Proxy struct {
 	// Guard's summarizer, which reads the exact result (see spill); 0
 	// without summaries.
 	summaryBytes int64
+	// gcfg is the Guard's configuration, for the view of a result that
+	// could not be stored (see unstored).
+	gcfg crumb.Config
 }
 
 // New returns a Proxy with cfg's settings.
@@ -137,6 +140,7 @@ func New(cfg Config) (*Proxy, error) {
 		return nil, err
 	}
 	p.guard = g
+	p.gcfg = gc
 	p.budget = cfg.PageBudget
 	if p.budget <= 0 {
 		p.budget = gc.Budget

@@ -324,19 +324,37 @@ func (failingStore) Put(context.Context, io.Reader, store.Meta) (store.Info, err
 	return store.Info{}, errors.New("disk full")
 }
 
-// TestFailOpenWhenStoreFails checks that a result that cannot be stored
-// reaches the client unchanged, and the log says why.
-func TestFailOpenWhenStoreFails(t *testing.T) {
+// TestStoreFailsSayso checks that a result that cannot be stored reaches
+// the client bounded and saying so: a small one whole, after a note of
+// why; a large one as the bounded view (it used to pass whole); a tool's
+// whose outputSchema needs the structuredContent left out as an error.
+// The log says why too.
+func TestStoreFailsSayso(t *testing.T) {
 	var logs syncBuffer
 	cfg := testConfig(t, 300)
 	cfg.Guard.Store = failingStore{cfg.Guard.Store}
 	cfg.Logger = newTestLogger(&logs)
 	c, _ := startRaw(t, cfg, fakeCommand("", io.Discard))
 	c.initialize()
-	resp := c.toolCall("big", `{"lines":2000}`)
+
+	resp := c.toolCall("big", `{"lines":500}`)
 	r := decodeResult(t, resp.Result)
-	if len(r.Content) != 1 || r.Content[0].Text != fakeBigText(2000, 60) || !bytes.Contains(resp.Result, []byte(`"x-result-extra":"kept"`)) {
-		t.Errorf("result changed although it could not be stored: %.300s", resp.Result)
+	if len(r.Content) != 2 || !strings.Contains(r.Content[0].Text, "could not store this result (disk full); it is shown whole") ||
+		r.Content[1].Text != fakeBigText(500, 60) || !bytes.Contains(resp.Result, []byte(`"x-result-extra":"kept"`)) {
+		t.Errorf("a small result that could not be stored is not whole after a note: %.300s", resp.Result)
+	}
+
+	resp = c.toolCall("big", `{"lines":2000}`)
+	r = decodeResult(t, resp.Result)
+	if len(resp.Result) > 8<<10 || len(r.Content) != 1 || !strings.Contains(r.Content[0].Text, "disk full)") ||
+		!strings.Contains(r.Content[0].Text, fakeLine(2000, 60)) || r.IsError {
+		t.Errorf("a large result that could not be stored is not a bounded view that says so: %.600s", resp.Result)
+	}
+
+	resp = c.toolCall("structured", `{}`)
+	r = decodeResult(t, resp.Result)
+	if len(resp.Result) > 8<<10 || len(r.Content) != 1 || !strings.Contains(r.Content[0].Text, "disk full)") || !r.IsError {
+		t.Errorf("a structured result that could not be stored is not a bounded error that says so: %.600s", resp.Result)
 	}
 	if !strings.Contains(logs.String(), "disk full") {
 		t.Errorf("log does not say why: %s", logs.String())

@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -199,5 +201,60 @@ func TestHTTPListen(t *testing.T) {
 	}
 	if sessions.Load() < 2 {
 		t.Errorf("%d upstream connections for 2 sessions", sessions.Load())
+	}
+}
+
+// TestHTTPUpstreamLargeResult: a server reached by URL, answering in SSE
+// or in JSON, whose tools/call result is larger than spoolAt: the result
+// is spooled to a file (the SDK reads a placeholder in its place), stored
+// exactly and projected, as from a server on stdio; a large answer that is
+// not a tools/call result reaches the client whole.
+func TestHTTPUpstreamLargeResult(t *testing.T) {
+	for _, jsonResponse := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", jsonResponse), func(t *testing.T) {
+			ctx := context.Background()
+			srv := mcp.NewServer(&mcp.Implementation{Name: "http-upstream", Version: "9"}, nil)
+			mcp.AddTool(srv, &mcp.Tool{Name: "lines", Description: "N lines"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+				N int `json:"n"`
+			}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fakeBigText(in.N, 60)}}}, nil, nil
+			})
+			big := fakeBigText(40000, 60)
+			srv.AddPrompt(&mcp.Prompt{Name: "long"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: big}}}}, nil
+			})
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+			t.Cleanup(hs.Close)
+			var logs syncBuffer
+			cfg := testConfig(t, 500)
+			cfg.Logger = newTestLogger(&logs)
+			cs := connectSDK(t, cfg, &HTTPTransport{Endpoint: hs.URL}, nil)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lines", Arguments: map[string]any{"n": 40000}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			m := hintRE.FindStringSubmatch(text)
+			if m == nil || strings.Contains(text, spoolKey) {
+				t.Fatalf("the large result was not projected: %.300s", text)
+			}
+			if !strings.Contains(logs.String(), "from_file=true stored_apart=1") {
+				t.Errorf("the result was not projected from a spool file: %s", logs.String())
+			}
+			var args struct {
+				Ref string `json:"ref"`
+			}
+			json.Unmarshal([]byte(m[1]), &args)
+			if got, err := store.ReadAll(ctx, cfg.Guard.Store, store.Ref(args.Ref)); err != nil || string(got) != big {
+				t.Errorf("the stored result is not the server's (%d bytes, want %d): %v", len(got), len(big), err)
+			}
+			p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "long"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Messages[0].Content.(*mcp.TextContent).Text; got != big {
+				t.Errorf("a large prompt did not pass whole: %d bytes, want %d", len(got), len(big))
+			}
+		})
 	}
 }

@@ -77,10 +77,35 @@ func pointer(stack []frame) string {
 	return b.String()
 }
 
+// bigStructured is the size over which a structuredContent made of many
+// small values (counted without its long strings, which are stored apart)
+// is not held in memory to be projected: it is projected as a JSON result
+// of its own, which the JSON projector reads as a stream (see
+// spillResult.structured).
+const bigStructured = 8 << 20
+
+// spillResult is a result taken apart.
+type spillResult struct {
+	// body is the result with every long string replaced by a note, and
+	// a structuredContent of many small values by null; nil when nothing
+	// was taken out.
+	body  []byte
+	parts []spilled
+	// structured is where a structuredContent of many small values is,
+	// when there is one: [start, end) of its JSON text.
+	structured *[2]int64
+}
+
 // spill takes the JSON value r[start:end) apart: it returns the value with
 // every long string replaced by a note, and the strings it stored; nil and
 // nil for a value with no long string.
 func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta store.Meta) ([]byte, []spilled, error) {
+	sr, err := p.spillAll(ctx, r, start, end, meta)
+	return sr.body, sr.parts, err
+}
+
+// spillAll takes the JSON value r[start:end) apart (see spillResult).
+func (p *Proxy) spillAll(ctx context.Context, r io.ReaderAt, start, end int64, meta store.Meta) (spillResult, error) {
 	st := p.guard.Store()
 	s := jsonscan.NewAt(r, start, end)
 	s.Single()
@@ -99,33 +124,58 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 			stack[n-1].idx++
 		}
 	}
+	// The structuredContent being read: where it starts, and what the
+	// skeleton held and had copied when it started.
+	var (
+		sc            *[2]int64
+		scIn          bool
+		scStart       int64
+		scOut, scPart int
+		scCopied      int64
+		scSaved       int64 // bytes its stored strings took, less their notes
+	)
+	fail := func(err error) (spillResult, error) { return spillResult{}, err }
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		t, err := s.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading the result: %w", err)
+			return fail(fmt.Errorf("reading the result: %w", err))
 		}
 		switch t.Kind {
-		case jsonscan.BeginObject:
+		case jsonscan.BeginObject, jsonscan.BeginArray:
 			value()
-			stack = append(stack, frame{obj: true})
-			continue
-		case jsonscan.BeginArray:
-			value()
-			stack = append(stack, frame{idx: -1})
+			if len(stack) == 1 && stack[0].obj && stack[0].key == "structuredContent" && end-start > bigStructured {
+				scIn, scStart, scOut, scPart, scCopied, scSaved = true, t.Start, out.Len(), len(parts), copied, 0
+			}
+			stack = append(stack, frame{obj: t.Kind == jsonscan.BeginObject, idx: -1})
 			continue
 		case jsonscan.EndObject, jsonscan.EndArray:
 			stack = stack[:len(stack)-1]
+			if scIn && len(stack) == 1 {
+				scIn = false
+				if t.End-scStart-scSaved > bigStructured {
+					// Many small values: the whole of it is projected
+					// apart, and the skeleton holds null in its place.
+					out.Truncate(scOut)
+					parts = parts[:scPart]
+					if _, err := io.Copy(&out, io.NewSectionReader(r, scCopied, scStart-scCopied)); err != nil {
+						return fail(fmt.Errorf("reading the result: %w", err))
+					}
+					out.WriteString("null")
+					copied = t.End
+					sc = &[2]int64{scStart, t.End}
+				}
+			}
 			continue
 		case jsonscan.Key:
 			raw, err := s.Bytes(t.Start, t.End, 1<<20)
 			if err != nil {
-				return nil, nil, err
+				return fail(err)
 			}
 			stack[len(stack)-1].key, _ = jsonscan.KeyText(raw, int64(len(raw)) < t.End-t.Start)
 			continue
@@ -139,6 +189,11 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 		if k := len(stack); n <= spillMin || k > 0 && stack[k-1].obj && (stack[k-1].key == "data" || stack[k-1].key == "blob") {
 			continue
 		}
+		if scIn && t.End-scStart-scSaved > bigStructured {
+			// It is projected apart (see above): its strings are not
+			// stored on their own, nor is the skeleton made to grow.
+			continue
+		}
 		// A long string: store it, unless it was stored already. Its
 		// SHA-256 is of its raw text, between the quotes.
 		text := func() io.Reader { return io.NewSectionReader(r, t.Start+1, max(n-2, 0)) }
@@ -150,7 +205,7 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 		if prevs := seen[n]; len(prevs) > 0 {
 			h := sha256.New()
 			if _, err := io.Copy(h, text()); err != nil {
-				return nil, nil, fmt.Errorf("reading the result: %w", err)
+				return fail(fmt.Errorf("reading the result: %w", err))
 			}
 			sum := [sha256.Size]byte(h.Sum(nil))
 			for _, prev := range prevs {
@@ -169,25 +224,29 @@ func (p *Proxy) spill(ctx context.Context, r io.ReaderAt, start, end int64, meta
 			m := meta
 			m.Kind = string(p.sniffKind(r, t, meta.Tool))
 			if info, err = st.Put(ctx, newStringReaderFrom(io.TeeReader(text(), io.MultiWriter(h, est)), 64<<10), m); err != nil {
-				return nil, nil, fmt.Errorf("storing a string of the result: %w", err)
+				return fail(fmt.Errorf("storing a string of the result: %w", err))
 			}
 			cost = est.Tokens()
 			seen[n] = append(seen[n], storedString{[sha256.Size]byte(h.Sum(nil)), info, cost})
 		}
 		if _, err := io.Copy(&out, io.NewSectionReader(r, copied, t.Start-copied)); err != nil {
-			return nil, nil, fmt.Errorf("reading the result: %w", err)
+			return fail(fmt.Errorf("reading the result: %w", err))
 		}
-		out.WriteString(quote(p.spillNote(info)))
+		note := quote(p.spillNote(info))
+		out.WriteString(note)
 		copied = t.End
+		if scIn {
+			scSaved += n - int64(len(note))
+		}
 		parts = append(parts, spilled{ptr: pointer(stack), info: info, raw: n, tokens: cost})
 	}
-	if len(parts) == 0 {
-		return nil, nil, nil
+	if len(parts) == 0 && sc == nil {
+		return spillResult{}, nil
 	}
 	if _, err := io.Copy(&out, io.NewSectionReader(r, copied, end-copied)); err != nil {
-		return nil, nil, fmt.Errorf("reading the result: %w", err)
+		return fail(fmt.Errorf("reading the result: %w", err))
 	}
-	return out.Bytes(), parts, nil
+	return spillResult{body: out.Bytes(), parts: parts, structured: sc}, nil
 }
 
 // sniffKind detects the kind of a string from its first bytes.

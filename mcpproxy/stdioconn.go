@@ -152,11 +152,46 @@ func encodeLine(b []byte, m jsonrpc.Message) ([]byte, error) {
 	if out, ok := appendMessage(b, m); ok {
 		return out, nil
 	}
+	// Params or a result over several lines are compacted, as the SDK's
+	// encoder compacts them, and the message written here: the SDK's
+	// encoder would leave out an empty method, making a notification a
+	// response without an ID, which no peer reads.
+	if c, ok := compacted(m); ok {
+		if out, ok := appendMessage(b, c); ok {
+			return out, nil
+		}
+	}
 	enc, err := jsonrpc.EncodeMessage(m)
 	if err != nil {
 		return b, fmt.Errorf("mcpproxy: encoding a message: %w", err)
 	}
 	return append(append(b, enc...), '\n'), nil
+}
+
+// compacted returns m with its params or result compacted onto one line,
+// when they span several; ok is false when they do not, or are not JSON.
+func compacted(m jsonrpc.Message) (jsonrpc.Message, bool) {
+	compact := func(raw json.RawMessage) (json.RawMessage, bool) {
+		if len(raw) == 0 || onOneLine(raw) {
+			return nil, false
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) != nil {
+			return nil, false
+		}
+		return buf.Bytes(), true
+	}
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		if p, ok := compact(m.Params); ok {
+			return &jsonrpc.Request{ID: m.ID, Method: m.Method, Params: p}, true
+		}
+	case *jsonrpc.Response:
+		if r, ok := compact(m.Result); ok {
+			return &jsonrpc.Response{ID: m.ID, Result: r, Error: m.Error}, true
+		}
+	}
+	return nil, false
 }
 
 // addBatch records the calls of a batch the peer sent, so that their
@@ -387,22 +422,36 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 		c.skipped(head[:min(len(head), 200)], n-1, errors.New("it does not begin with {"))
 		return upMsg{}
 	}
-	f, err := os.CreateTemp(c.tmpDir, "crumb-mcp-*.json")
+	sp, err := spoolLine(c.tmpDir, br, head)
 	if err != nil {
-		return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+		return upMsg{err: err}
 	}
-	// Unlinked at once where the system allows: the file goes with the
-	// last handle.
-	unlinked := os.Remove(f.Name()) == nil
-	sp := &spooled{f: f, unlinked: unlinked}
-	w := bufio.NewWriterSize(f, 256<<10)
-	w.Write(head)
+	if sp.inMem {
+		c.log.Warn("crumb mcp: could not write a large message to a temporary file; it is held in memory", "bytes", sp.size, "err", sp.spoolErr)
+	}
+	if err := sp.envelope(); err != nil {
+		sp.close()
+		c.skipped(head[:min(len(head), 200)], sp.size, err)
+		return upMsg{}
+	}
+	return upMsg{big: sp}
+}
+
+// spoolLine writes head and the rest of its line, up to and including the
+// newline, from br to a temporary file in dir, and returns the file as a
+// spooled message whose envelope is not yet read. A line cut short by the
+// end of br is a partialError.
+func spoolLine(dir string, br *bufio.Reader, head []byte) (*spooled, error) {
+	sp, w, err := newSpool(dir, head)
+	if err != nil {
+		return nil, err
+	}
 	n := int64(len(head))
 	for {
 		chunk, rerr := br.ReadSlice('\n')
 		if _, err := w.Write(chunk); err != nil {
 			sp.close()
-			return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+			return nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
 		}
 		n += int64(len(chunk))
 		if rerr == nil {
@@ -413,20 +462,62 @@ func (c *stdioConn) spool(br *bufio.Reader, head []byte) upMsg {
 			if errors.Is(rerr, io.EOF) {
 				rerr = &partialError{n: n}
 			}
-			return upMsg{err: rerr}
+			return nil, rerr
 		}
 	}
 	if err := w.Flush(); err != nil {
 		sp.close()
-		return upMsg{err: fmt.Errorf("mcpproxy: spooling a large message: %w", err)}
+		return nil, fmt.Errorf("mcpproxy: spooling a large message: %w", err)
 	}
 	sp.size = n
-	if err := sp.envelope(); err != nil {
-		sp.close()
-		c.skipped(head[:min(len(head), 200)], n, err)
-		return upMsg{}
+	return sp, nil
+}
+
+// newSpool creates the temporary file of a spooled message in dir, and
+// returns it with a writer that has head in it.
+//
+// A spool that cannot be written (the temporary directory's disk is full)
+// goes on in memory: the message costs memory then, but it is not lost,
+// and the session goes on.
+func newSpool(dir string, head []byte) (*spooled, *bufio.Writer, error) {
+	sp := &spooled{}
+	if f, err := os.CreateTemp(dir, "crumb-mcp-*.json"); err == nil {
+		// Unlinked at once where the system allows: the file goes with
+		// the last handle.
+		sp.f, sp.unlinked = f, os.Remove(f.Name()) == nil
+	} else {
+		sp.inMem, sp.spoolErr = true, err
 	}
-	return upMsg{big: sp}
+	w := bufio.NewWriterSize(spoolSink{sp}, 256<<10)
+	w.Write(head)
+	return sp, w, nil
+}
+
+// spoolSink writes a spool: to its file, and to memory from the first
+// write that fails, with what the file held.
+type spoolSink struct{ sp *spooled }
+
+func (w spoolSink) Write(p []byte) (int, error) {
+	sp, n := w.sp, len(p)
+	if !sp.inMem {
+		k, err := sp.f.Write(p)
+		sp.written += int64(k)
+		if err == nil {
+			return k, nil
+		}
+		held := make([]byte, sp.written, sp.written+int64(len(p)-k))
+		if _, rerr := sp.f.ReadAt(held, 0); rerr != nil && !errors.Is(rerr, io.EOF) {
+			return k, err
+		}
+		sp.inMem, sp.spoolErr, sp.mem = true, err, held
+		sp.f.Close()
+		if !sp.unlinked {
+			os.Remove(sp.f.Name())
+		}
+		p = p[k:]
+	}
+	sp.mem = append(sp.mem, p...)
+	return n, nil
 }
 
 // spooled is a message held in a temporary file.
@@ -434,6 +525,12 @@ type spooled struct {
 	f        *os.File
 	unlinked bool
 	size     int64
+	written  int64 // to f
+	// inMem reports that the spool went on in memory, mem, because
+	// spoolErr kept it from its file.
+	inMem    bool
+	mem      []byte
+	spoolErr error
 
 	// Of the envelope: the ID, whether the message is a request, and
 	// where its result is in the file.
@@ -447,7 +544,7 @@ type spooled struct {
 
 // envelope finds the members of the message.
 func (sp *spooled) envelope() error {
-	s := jsonscan.New(sp.f, sp.size)
+	s := jsonscan.New(sp, sp.size)
 	s.Single()
 	defer s.Close()
 	t, err := s.Next()
@@ -506,14 +603,19 @@ func (sp *spooled) envelope() error {
 }
 
 // ReadAt reads the file.
-func (sp *spooled) ReadAt(p []byte, off int64) (int, error) { return sp.f.ReadAt(p, off) }
+func (sp *spooled) ReadAt(p []byte, off int64) (int, error) {
+	if sp.inMem {
+		return bytes.NewReader(sp.mem).ReadAt(p, off)
+	}
+	return sp.f.ReadAt(p, off)
+}
 
 // message reads the whole message into memory and decodes it, for a
 // message the proxy passes on as it is; it closes the file.
 func (sp *spooled) message() (jsonrpc.Message, error) {
 	defer sp.close()
 	b := make([]byte, sp.size)
-	if _, err := sp.f.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+	if _, err := sp.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mcpproxy: reading a spooled message: %w", err)
 	}
 	return decodeMessage(bytes.TrimSpace(b))
@@ -521,6 +623,10 @@ func (sp *spooled) message() (jsonrpc.Message, error) {
 
 func (sp *spooled) close() {
 	sp.closeOnce.Do(func() {
+		sp.mem = nil
+		if sp.f == nil || sp.inMem {
+			return // closed when the spool went on in memory
+		}
 		sp.f.Close()
 		if !sp.unlinked {
 			os.Remove(sp.f.Name())

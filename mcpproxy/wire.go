@@ -23,7 +23,8 @@ import (
 // decodeMessage accepts what jsonrpc.DecodeMessage accepts and gives the
 // same message: the same checks of the version and the ID (a number is
 // made an int64 as the SDK does), object keys matched case-sensitively, the
-// last of a repeated key winning, nesting limited to the SDK's 1000 levels.
+// last of a repeated key winning, nesting limited to the SDK's 1000 levels,
+// and the error object decoded by the SDK itself.
 // Only text after the message is refused, which DecodeMessage ignores.
 // appendMessage writes what jsonrpc.EncodeMessage writes, for the messages
 // it can write without a general encoder, and says so.
@@ -367,12 +368,29 @@ func decodeBatch(line []byte) ([]jsonrpc.Message, error) {
 
 // decodeMessage decodes one JSON-RPC message, a request or a response, as
 // jsonrpc.DecodeMessage does; params and result are slices of data.
+//
+// The SDK decodes into a struct whose fields are matched to keys exactly
+// (case-sensitively), the last of a repeated key winning, where a null
+// leaves a string field as it was and the error is a struct of its own:
+// each of its members is matched exactly too, and a repeated "error"
+// object is merged into the first. The envelope's members are read here as
+// the SDK reads them; the error, which only failed calls carry, is handed
+// to the SDK's own decoder, so that it is read exactly as the SDK reads it.
 func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	var version, id, method, params, result, wireErr []byte
+	var version, id, method, params, result []byte
+	var wireErrs [][]byte
+	versionSet := false
 	err := members(data, func(k, v []byte) error {
 		switch {
 		case keyIs(k, "jsonrpc"):
-			version = v
+			// A string field: null leaves it as it was.
+			switch {
+			case string(v) == "null":
+			case v[0] != '"':
+				return fmt.Errorf("jsonrpc is %s, not a string", v)
+			default:
+				version, versionSet = v, true
+			}
 		case keyIs(k, "id"):
 			id = v
 		case keyIs(k, "method"):
@@ -382,15 +400,25 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		case keyIs(k, "result"):
 			result = v
 		case keyIs(k, "error"):
-			wireErr = v
+			if v[0] != '{' && string(v) != "null" {
+				return fmt.Errorf("error is %s, not an object", v)
+			}
+			wireErrs = append(wireErrs, v)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
-	if string(version) != `"2.0"` {
-		if v, ok := unquote(version); !ok || v != "2.0" {
+	// The error, as the SDK reads it, whatever the message is.
+	var wireErr *jsonrpc.Error
+	if len(wireErrs) > 0 {
+		if wireErr, err = decodeWireError(wireErrs); err != nil {
+			return nil, err
+		}
+	}
+	if !versionSet || string(version) != `"2.0"` {
+		if v, ok := unquote(version); !versionSet || !ok || v != "2.0" {
 			return nil, fmt.Errorf("invalid message version tag %s; expected %q", version, "2.0")
 		}
 	}
@@ -399,9 +427,12 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		return nil, err
 	}
 	if method != nil {
-		name, ok := methodName(method)
-		if !ok {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: method is %s, not a string", method)
+		name := ""
+		if string(method) != "null" { // null leaves the name empty
+			var ok bool
+			if name, ok = methodName(method); !ok {
+				return nil, fmt.Errorf("unmarshaling jsonrpc message: method is %s, not a string", method)
+			}
 		}
 		return &jsonrpc.Request{ID: msgID, Method: name, Params: params}, nil
 	}
@@ -409,14 +440,38 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 		return nil, errors.New("JSON RPC invalid request")
 	}
 	resp := &jsonrpc.Response{ID: msgID, Result: result}
-	if wireErr != nil && string(wireErr) != "null" {
-		var we jsonrpc.Error
-		if err := json.Unmarshal(wireErr, &we); err != nil {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: error: %w", err)
-		}
-		resp.Error = &we
+	if wireErr != nil {
+		resp.Error = wireErr
 	}
 	return resp, nil
+}
+
+// decodeWireError decodes the "error" members of a message, in order, with
+// the SDK's own decoder: a response made of them alone is what it reads.
+func decodeWireError(values [][]byte) (*jsonrpc.Error, error) {
+	n := len(`{"jsonrpc":"2.0","id":1}`)
+	for _, v := range values {
+		n += len(`,"error":`) + len(v)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"jsonrpc":"2.0","id":1`...)
+	for _, v := range values {
+		b = append(append(b, `,"error":`...), v...)
+	}
+	b = append(b, '}')
+	m, err := jsonrpc.DecodeMessage(b)
+	if err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: error: %w", err)
+	}
+	resp, ok := m.(*jsonrpc.Response)
+	if !ok || resp.Error == nil {
+		return nil, nil
+	}
+	we, ok := resp.Error.(*jsonrpc.Error)
+	if !ok {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: error: the SDK decoded a %T", resp.Error)
+	}
+	return we, nil
 }
 
 // knownMethods are the methods most messages name, whose names a decoded

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,6 +35,35 @@ var wireCases = []string{
 	`{"jsonrpc":"2.0","id":12,"method":"ping","params":[1,2.5e-3,true,false,null,"s"]}`,
 	`{"jsonrpc":"2.0","id":13,"Method":"ping"}`,
 	`{"jsonrpc":"2.0","id":14,"result":null}`,
+	// Error keys are matched case-sensitively, as the SDK matches them.
+	`{"jsonrpc":"2.0","id":0,"error":{"Code":1}}`,
+	`{"jsonrpc":"2.0","id":15,"error":{"code":2,"MESSAGE":"m","Data":{"b":1},"data":{"a":1}}}`,
+	`{"jsonrpc":"2.0","id":16,"error":{"code":2,"data":{"a":1},"Data":{"b":1}}}`,
+	`{"jsonrpc":"2.0","id":17,"error":{"code":3,"message":"first"},"error":{"data":[1]}}`,
+	`{"jsonrpc":"2.0","id":18,"error":{"code":3,"message":"first"},"error":null}`,
+	`{"jsonrpc":"2.0","id":19,"error":null,"error":{"code":4}}`,
+	`{"jsonrpc":"2.0","id":20,"error":{"code":4,"code":5,"message":"a","message":"b"}}`,
+	`{"jsonrpc":"2.0","id":21,"error":{"code":1e2}}`,
+	`{"jsonrpc":"2.0","id":22,"error":{"code":1.0}}`,
+	`{"jsonrpc":"2.0","id":23,"error":{"code":-0}}`,
+	`{"jsonrpc":"2.0","id":24,"error":{"code":null,"message":null,"data":null}}`,
+	`{"jsonrpc":"2.0","id":25,"error":{"c\u006fde":6}}`,
+	`{"jsonrpc":"2.0","id":26,"error":{"code":99999999999999999999}}`,
+	`{"jsonrpc":"2.0","id":27,"error":{"code":7,"message":"\ud800 x"}}`,
+	`{"jsonrpc":"2.0","id":28,"error":[]}`,
+	`{"jsonrpc":"2.0","id":29,"error":"x"}`,
+	`{"jsonrpc":"2.0","id":30,"method":"ping","error":"x"}`,
+	`{"jsonrpc":"2.0","id":31,"method":"ping","error":{"Code":1}}`,
+	`{"jsonrpc":"2.0","jsonrpc":null,"id":32,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":33,"method":null}`,
+	`{"jsonrpc":"2.0","id":34,"method":"ping","method":null}`,
+	`{"jsonrpc":"2.0","id":35,"id":null,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":36,"params":{},"params":null,"method":"ping"}`,
+	`{"jsonrpc":"2.0","id":37,"result":{},"result":null}`,
+	`{"jsonrpc":"2.0","id":38,"error":{"code":1,"data":null}}`,
+	`{"jsonrpc":"2.0","id":39,"error":{"code":1,"data":{"a":1},"data":null}}`,
+	`{"jsonrpc":"2.0","id":40,"error":{"code":true}}`,
+	`{"jsonrpc":"2.0","id":41,"error":{"message":5}}`,
 	// Rejected.
 	`{"jsonrpc":"1.0","id":1,"method":"ping"}`,
 	`{"id":1,"method":"ping"}`,
@@ -165,8 +195,8 @@ func strID(s string) jsonrpc.ID {
 // TestDecodeMessageLikeSDK: the proxy's envelope decoder accepts what the
 // SDK's does and rejects what it rejects, with the same messages.
 func TestDecodeMessageLikeSDK(t *testing.T) {
-	for _, line := range wireCases {
-		checkLikeSDK(t, []byte(line))
+	for i, line := range wireCases {
+		t.Run(strconv.Itoa(i), func(t *testing.T) { checkLikeSDK(t, []byte(line)) })
 	}
 }
 
