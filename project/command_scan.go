@@ -57,7 +57,7 @@ const (
 	cmdMinRun        = 6    // shortest run worth naming
 	cmdRunWindow     = 16   // a line may repeat the shape of any of the 16 before it
 	cmdClassifyBytes = 1024 // bytes of a line the matchers look at
-	cmdSampleBytes   = 64   // bytes of a run's sample lines kept
+	cmdSampleBytes   = 128  // bytes of a line a note reads for its sample
 )
 
 // cmdRun is a stretch of near-identical lines: each line after the first has
@@ -68,6 +68,43 @@ type cmdRun struct {
 	first, last int64  // line numbers
 	from, to    int64  // byte offsets; to is where the line after the run starts
 	key         uint64 // the shape of the line that started the run
+
+	// likes counts the run's lines from since on by what a note would
+	// call them (cmdLikeKey), for the first cmdRunLikes kinds that come;
+	// the lines of other kinds, and those no key is given, are not
+	// counted. A note states only counts made here or by reading lines.
+	likes [cmdRunLikes]cmdLike
+	since int64 // the first line counted: the lines before it are not
+}
+
+// cmdRunLikes is how many kinds of line a run counts exactly.
+const cmdRunLikes = 4
+
+// cmdLike counts the lines of one kind in a run.
+type cmdLike struct {
+	key       uint64 // cmdLikeKey; 0 for a slot not used
+	n         int64  // lines of the run, from since on, of this kind
+	line, off int64  // the first of them
+}
+
+// like counts line no, which starts at off and begins with text, among the
+// run's lines.
+func (r *cmdRun) like(text []byte, no, off int64) {
+	key, ok := cmdLikeKey(text)
+	if !ok {
+		return
+	}
+	for i := range r.likes {
+		l := &r.likes[i]
+		switch l.key {
+		case key:
+			l.n++
+			return
+		case 0:
+			*l = cmdLike{key: key, n: 1, line: no, off: off}
+			return
+		}
+	}
 }
 
 func (r *cmdRun) lines() int64 { return r.last - r.first + 1 }
@@ -211,7 +248,7 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 	if k == len(text) {
 		return
 	}
-	m := cmdClassify(text[k:], k)
+	m, t, ti := cmdClassifyLine(text[k:], k)
 	switch {
 	case m.fam != famNone:
 		s.counts[m.fam]++
@@ -223,7 +260,7 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 		}
 		return
 	}
-	s.rk.add(text[k:], no, start, k, m)
+	s.rk.add(t, no, start, ti, m)
 }
 
 // repeat follows runs of near-identical lines. A line continues a run when
@@ -235,9 +272,10 @@ func (s *cmdScan) repeat(text []byte, indent int, no, start int64) {
 	if sl.key == key && sl.line > 0 && sl.line >= no-cmdRunWindow && sl.line >= s.floor {
 		if !s.inRun {
 			s.inRun = true
-			s.cur = cmdRun{first: sl.line, from: sl.off, key: key}
+			s.cur = cmdRun{first: sl.line, from: sl.off, key: key, since: no}
 		}
 		s.cur.last = no
+		s.cur.like(text, no, start)
 	} else if s.inRun {
 		s.endRun(start)
 	}
