@@ -77,18 +77,33 @@ func TestViewClaimsHold(t *testing.T) {
 				}
 				argv := append(append([]string(nil), pf.argv...), "output")
 				vs = append(vs, variant{pf.name, crumb.Result{Kind: project.KindCommand, Body: out, ExitCode: &code, Command: argv}})
+				if c.Kind == project.KindText {
+					// The same log, read as a text: its lines' levels
+					// are what they are behind the numbers.
+					vs = append(vs, variant{pf.name + " as text", crumb.Result{Tool: c.Tool, Args: c.Args, Kind: c.Kind, Body: out}})
+				}
 			}
 		}
+		levels := ""
 		for _, v := range vs {
 			view, err := g.Project(ctx, v.res)
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.Name, v.name, err)
 			}
+			var fails []string
+			if c.Kind == project.KindText && v.res.Kind == project.KindText {
+				lv := claimLevelFacts(view.Text)
+				if v.name == "" {
+					levels = lv
+				} else if checked["levels behind numbers"]++; lv != levels {
+					fails = append(fails, fmt.Sprintf("the view counts %q, the view of the lines without their numbers %q", lv, levels))
+				}
+			}
 			lines := claimLines(v.res.Body)
 			if c.Kind == project.KindMCP {
 				lines = claimLines(claimMCPText(v.res.Body))
 			}
-			for _, f := range checkClaims(view.Text, lines, checked) {
+			for _, f := range append(fails, checkClaims(view.Text, lines, checked)...) {
 				name := c.Name
 				if v.name != "" {
 					name += " (" + v.name + ")"
@@ -108,6 +123,20 @@ func TestViewClaimsHold(t *testing.T) {
 			t.Errorf("no %q claim was checked: the parser no longer reads the views", k)
 		}
 	}
+}
+
+// claimLevelFactsRe finds the counts of error and warning lines a log
+// view states in its header and above its templates.
+var claimLevelFactsRe = regexp.MustCompile(`[0-9,]+ (?:error|warning) lines(?: \([0-9,]+ templates?\))?`)
+
+// claimLevelFacts returns the counts of error and warning lines a log view
+// states, in order.
+func claimLevelFacts(view string) string {
+	if !strings.HasPrefix(view, "[crumb text (log)") {
+		return "not a log"
+	}
+	head, _, _ := strings.Cut(view, "\n×")
+	return strings.Join(claimLevelFactsRe.FindAllString(head, -1), "; ")
 }
 
 // claimMCPText returns the text of an MCP result's first text block,
