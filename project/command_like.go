@@ -141,6 +141,9 @@ func cmdLikeKey(t []byte) (uint64, bool) {
 // cmdLikeKeyCut is cmdLikeKey for the first bytes b of a line that goes on
 // past them when cut (as Document.ReadLine gives them).
 func cmdLikeKeyCut(b []byte, cut bool) (uint64, bool) {
+	if key, ok := cmdLikeKeyASCII(b, cut); ok {
+		return key, true
+	}
 	c, ok := cmdLikeClean(b, cut)
 	if !ok {
 		return 0, false
@@ -164,4 +167,62 @@ func cmdSampleOf(b []byte, cut bool) (string, uint64, bool) {
 		s += "…"
 	}
 	return "`" + s + "`", key, true
+}
+
+// cmdLikeKeyASCII is cmdLikeSpan's key for a line start that needs no
+// cleaning (printable ASCII, tabs, no backquote), in one pass and without
+// a buffer: most lines. It reports false for any other.
+func cmdLikeKeyASCII(b []byte, cut bool) (uint64, bool) {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	runes := 0
+	space, digit, pending := false, false, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
+			return 0, false
+		}
+		isSpace, isDigit := c == ' ' || c == '\t', '0' <= c && c <= '9'
+		if isSpace && space || isDigit && digit {
+			continue
+		}
+		if runes >= cmdLikeRunes && !space {
+			for _, c := range b[i:] {
+				if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
+					return 0, false // cleaning would change what follows
+				}
+			}
+			more := cut || len(bytes.TrimRight(b[i:], " \t")) > 0
+			if more {
+				h ^= 0xff
+				h *= prime
+			}
+			return max(h, 1), true
+		}
+		runes++
+		space, digit = isSpace, isDigit
+		if isSpace {
+			pending = true
+			continue
+		}
+		if pending {
+			h ^= ' '
+			h *= prime
+			pending = false
+		}
+		if isDigit {
+			c = '0'
+		}
+		h ^= uint64(c)
+		h *= prime
+	}
+	if cut {
+		h ^= 0xff
+		h *= prime
+	}
+	return max(h, 1), true
 }

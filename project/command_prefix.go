@@ -1,5 +1,7 @@
 package project
 
+import "bytes"
+
 // Tools and pipelines put a prefix on every line of what they print: a line
 // number (cat -n, nl, grep -n: "     7\t", "7:"), a counter ("000007 "), a
 // bracketed index ("[7] "), a timestamp ("2026-11-29T12:00:01Z ",
@@ -100,21 +102,17 @@ func cmdOnePrefix(t []byte) int {
 	case c == '/' || c == '.' || c == '_' || cmdIsLetter(c):
 		// "path:7:" (grep -Hn, grep -rn): a path without spaces, a colon,
 		// a line number and a colon.
-		lim := min(len(t), 256)
-		for i := 1; i < lim; i++ {
-			switch t[i] {
-			case ' ', '\t':
-				return 0
-			case ':':
-				j := i + 1
-				for j < len(t) && cmdIsDigit(t[j]) {
-					j++
-				}
-				if j > i+1 && j < len(t) && (t[j] == ':' || t[j] == '-') {
-					return j + 1
-				}
-				return 0
-			}
+		head := t[:min(len(t), 256)]
+		i := bytes.IndexByte(head, ':')
+		if i <= 0 || bytes.IndexByte(head[:i], ' ') >= 0 || bytes.IndexByte(head[:i], '\t') >= 0 {
+			return 0
+		}
+		j := i + 1
+		for j < len(t) && cmdIsDigit(t[j]) {
+			j++
+		}
+		if j > i+1 && j < len(t) && (t[j] == ':' || t[j] == '-') {
+			return j + 1
 		}
 	}
 	return 0

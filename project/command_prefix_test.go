@@ -95,3 +95,30 @@ func TestCmdLinePrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestCmdLikeKeyASCII holds the one-pass key to the key of the sample a
+// note shows, over the lines of real outputs, each cut where a note reads.
+func TestCmdLikeKeyASCII(t *testing.T) {
+	out := prefixedOutput(t, "cat text-nginx-error/output command-go-test-panic/output command-make-noisy/output | sed -n '1~7p'; cat -n command-git-diff-bench/output")
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		for _, limit := range []int{cmdSampleBytes, 40, 20} {
+			b, cut := []byte(l), false
+			if len(b) > limit {
+				b, cut = b[:limit], true
+			}
+			fast, ok := cmdLikeKeyASCII(b, cut)
+			if !ok {
+				continue
+			}
+			n++
+			c, _ := cmdLikeClean(b, cut)
+			if _, _, _, slow := cmdLikeSpan(c, cut); fast != slow {
+				t.Fatalf("%q (cut %v): key %x, the sample's %x", b, cut, fast, slow)
+			}
+		}
+	}
+	if n < 1000 {
+		t.Errorf("only %d lines compared", n)
+	}
+}

@@ -87,13 +87,9 @@ type cmdLike struct {
 	line, off int64  // the first of them
 }
 
-// like counts line no, which starts at off and begins with text, among the
-// run's lines.
-func (r *cmdRun) like(text []byte, no, off int64) {
-	key, ok := cmdLikeKey(text)
-	if !ok {
-		return
-	}
+// like counts line no, which starts at off and has the key key (see
+// cmdLikeKey), among the run's lines.
+func (r *cmdRun) like(key uint64, no, off int64) {
 	for i := range r.likes {
 		l := &r.likes[i]
 		switch l.key {
@@ -128,6 +124,31 @@ func (h *cmdRunHeap) Pop() any {
 	return x
 }
 
+// cmdLikeMemo remembers the key (cmdLikeKey) of a line start, by its hash
+// with digits taken as equal (cmdLineHash): lines that differ only in the
+// values of their digits have the same key, and most lines of a run do.
+type cmdLikeMemo struct {
+	hash, key uint64
+	ok        bool
+}
+
+// likeKey returns cmdLikeKey(text), from the memo when a line like it came
+// before.
+func (s *cmdScan) likeKey(text []byte) (uint64, bool) {
+	b := text[:min(len(text), cmdSampleBytes)]
+	h := cmdLineHash(b)
+	if len(text) > cmdSampleBytes {
+		h = ^h
+	}
+	m := &s.likes[h%uint64(len(s.likes))]
+	if m.hash == h && h != 0 {
+		return m.key, m.ok
+	}
+	key, ok := cmdLikeKey(text)
+	*m = cmdLikeMemo{hash: h, key: key, ok: ok}
+	return key, ok
+}
+
 // cmdSlot remembers the last line of a shape, for finding repeats.
 type cmdSlot struct {
 	key       uint64
@@ -153,6 +174,7 @@ type cmdScan struct {
 	counts [cmdNumFamilies]int64
 
 	slots  [64]cmdSlot // the last line of each recent shape, by key
+	likes  [256]cmdLikeMemo
 	inRun  bool
 	floor  int64 // the first line a new run may start at: after the last run kept
 	cur    cmdRun
@@ -275,7 +297,9 @@ func (s *cmdScan) repeat(text []byte, indent int, no, start int64) {
 			s.cur = cmdRun{first: sl.line, from: sl.off, key: key, since: no}
 		}
 		s.cur.last = no
-		s.cur.like(text, no, start)
+		if key, ok := s.likeKey(text); ok {
+			s.cur.like(key, no, start)
+		}
 	} else if s.inRun {
 		s.endRun(start)
 	}
