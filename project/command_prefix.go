@@ -1,6 +1,10 @@
 package project
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/crumb-dev/crumb/internal/drain"
+)
 
 // Tools and pipelines put a prefix on every line of what they print: a line
 // number (cat -n, nl, grep -n: "     7\t", "7:"), a counter ("000007 "), a
@@ -80,7 +84,25 @@ func cmdOnePrefix(t []byte) int {
 			return i
 		}
 		return 0
-	case c == '[':
+	case c == '[' || c >= 'A' && c <= 'Z' && len(t) > 3 && t[3] == ' ':
+		// A timestamp of another layout the log miner knows: "[Tue Dec
+		// 01 14:31:04.692253 2026] ", "[01/May/2024:12:00:00 +0000] ",
+		// "May  1 12:00:00 ".
+		if s, e, ok := drain.Timestamp(t); ok && e < len(t) {
+			switch {
+			case s == 0:
+				return e
+			case s == 1 && c == '[':
+				// The bracket's end, after what the layout leaves
+				// out (Apache writes the year after the time).
+				if j := bytes.IndexByte(t[e:min(len(t), e+8)], ']'); j >= 0 {
+					return e + j + 1
+				}
+			}
+		}
+		if c != '[' {
+			return 0
+		}
 		// "[7] ", "[2026-11-29 12:00:01] ", "[ 12.345] " (dmesg)
 		i := 1
 		for i < len(t) && t[i] == ' ' {

@@ -86,6 +86,8 @@ func TestCmdLinePrefix(t *testing.T) {
 		{"2026-11-29T12:00:01.5Z ERROR x", "ERROR x"},
 		{"000042 2026-11-29T12:00:01Z panic: x", "panic: x"},
 		{"logs/app.log:42:FAIL x", "FAIL x"},
+		{"[Tue Dec 01 14:31:05.615698 2026] [cgi:error] [pid 1]", "[cgi:error] [pid 1]"},
+		{"May  1 12:00:00 host sshd[1]: x", "host sshd[1]: x"},
 		{"ERROR x", "ERROR x"},
 		{"main.go", "main.go"},
 		{"127.0.0.1 - - [29/Nov/2026]", "- - [29/Nov/2026]"},
