@@ -1002,6 +1002,7 @@ func (p *cmdProjector) note(ends map[int64]int64) func(from, to int64) string {
 		if s, ok := p.noteCache[k]; ok {
 			return s
 		}
+		// The longer comparison unless the shorter names many more.
 		s := p.likeNote(a, b, from)
 		p.noteCache[k] = s
 		return s
@@ -1020,35 +1021,40 @@ type cmdTally struct {
 }
 
 // likeNote counts the lines of the omitted stretch of lines a-b, which
-// starts at offset from, by kind (cmdLikeKey), and names the one or two
-// kinds most of them are, with their number: "5,193 lines like `…`", or
-// "including 23 lines like `…` and `…`" when they are fewer than nine in
-// ten of the stretch. The counts are exact: a run of the scan gives those
-// of the kinds it counted when every line of it outside the stretch is
-// shown, and the other lines are read, up to cmdNoteReads of them (past
-// that, the note says nothing). It returns "" when no kind has
-// cmdNoteRun lines.
+// starts at offset from, by kind (cmdLikeKey, at each level), and names the
+// one or two kinds most of them are, with their number: "5,193 lines like
+// `…`", or "including 23 lines like `…` and `…`" when they are fewer than
+// nine in ten of the stretch; at the longer level unless the shorter names
+// many more lines. The counts are exact: a run of the scan gives those of
+// the kinds it counted when every line of it outside the stretch is shown,
+// and the other lines are read, up to cmdNoteReads of them (past that, the
+// note says nothing). It returns "" when no kind has cmdNoteRun lines.
 func (p *cmdProjector) likeNote(a, b, from int64) string {
-	tally := map[uint64]*cmdTally{}
-	add := func(key uint64, n, off int64) {
-		if t := tally[key]; t != nil {
+	var tally [cmdLikeLevels]map[uint64]*cmdTally
+	for lv := range tally {
+		tally[lv] = map[uint64]*cmdTally{}
+	}
+	add := func(lv int, key uint64, n, off int64) {
+		if t := tally[lv][key]; t != nil {
 			t.n += n
 			if off >= 0 {
 				t.off = min(t.off, off)
 			}
 		} else {
-			tally[key] = &cmdTally{key: key, n: n, off: off}
+			tally[lv][key] = &cmdTally{key: key, n: n, off: off}
 		}
 	}
-	var full []*cmdRun // runs that met more kinds than they count
+	var full [cmdLikeLevels][]*cmdRun // runs that met more kinds than they count
 	reads := 0
 	for no, pos := a, from; no <= b; {
 		if r := p.runAt(no); r != nil && p.accounted(r, a, b) {
 			if !p.tallyRun(r, a, b, add) {
 				return ""
 			}
-			if r.likes[len(r.likes)-1].key != 0 {
-				full = append(full, r)
+			for lv := range full {
+				if r.likes[lv][cmdRunLikes-1].key != 0 {
+					full[lv] = append(full[lv], r)
+				}
 			}
 			no, pos = r.last+1, r.to
 			continue
@@ -1060,18 +1066,31 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 		if err != nil {
 			return ""
 		}
-		if key, ok := cmdLikeKeyCut(l.Text, l.Cut); ok {
-			add(key, 1, pos)
+		if keys, ok := cmdLikeKeysCut(l.Text, l.Cut); ok {
+			for lv, key := range keys {
+				add(lv, key, 1, pos)
+			}
 		}
 		no, pos = no+1, l.End
 	}
+	s, like := p.likeName(0, a, b, tally[0], full[0])
+	if s1, like1 := p.likeName(1, a, b, tally[1], full[1]); like1*4 > like*5 {
+		s = s1
+	}
+	return s
+}
+
+// likeName names the one or two kinds of line at level lv that most lines
+// of the stretch of lines a-b are, from their tally, and how many lines
+// are of them; full holds the runs that met more kinds than they count.
+func (p *cmdProjector) likeName(lv int, a, b int64, tally map[uint64]*cmdTally, full []*cmdRun) (string, int64) {
 	// A kind a full run did not count may have lines there that no one
 	// counted: only kinds every full run counted can be named.
 	var ts []*cmdTally
 	for _, t := range tally {
 		ok := true
 		for _, r := range full {
-			if !slices.ContainsFunc(r.likes[:], func(l cmdLike) bool { return l.key == t.key }) {
+			if !slices.ContainsFunc(r.likes[lv][:], func(l cmdLike) bool { return l.key == t.key }) {
 				ok = false
 				break
 			}
@@ -1097,18 +1116,18 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 		like += t.n
 	}
 	if like < cmdNoteRun {
-		return ""
+		return "", 0
 	}
 	slices.SortFunc(ts, func(x, y *cmdTally) int { return cmp.Compare(x.off, y.off) })
 	var samples []string
 	for _, t := range ts {
 		l, err := p.e.doc.ReadLine(t.off, cmdSampleBytes)
 		if err != nil {
-			return ""
+			return "", 0
 		}
-		s, key, ok := cmdSampleOf(l.Text, l.Cut)
+		s, key, ok := cmdSampleOf(l.Text, l.Cut, lv)
 		if !ok || key != t.key {
-			return ""
+			return "", 0
 		}
 		samples = append(samples, s)
 	}
@@ -1116,7 +1135,7 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 	if like*10 < (b-a+1)*9 {
 		s = "including " + s
 	}
-	return s
+	return s, like
 }
 
 // accounted reports whether every line of run r outside the stretch of
@@ -1141,21 +1160,23 @@ func (p *cmdProjector) accounted(r *cmdRun, a, b int64) bool {
 }
 
 // tallyRun adds, through add, the lines of run r in the stretch of lines
-// a-b by kind: those the run counted, less those the view shows (r must be
-// accounted), and its first lines, which it did not count. It reports false
-// when a line cannot be read.
-func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(key uint64, n, off int64)) bool {
-	counted := func(key uint64, no int64) bool {
-		for _, l := range r.likes {
+// a-b by level and kind: those the run counted, less those the view shows
+// (r must be accounted), and its first lines, which it did not count. It
+// reports false when a line cannot be read.
+func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint64, n, off int64)) bool {
+	counted := func(lv int, key uint64, no int64) bool {
+		for _, l := range r.likes[lv] {
 			if l.key == key {
 				return no >= l.line
 			}
 		}
 		return false
 	}
-	for _, l := range r.likes {
-		if l.key != 0 {
-			add(l.key, l.n, l.off)
+	for lv := range r.likes {
+		for _, l := range r.likes[lv] {
+			if l.key != 0 {
+				add(lv, l.key, l.n, l.off)
+			}
 		}
 	}
 	// The lines before since, which the scan read before it knew they
@@ -1166,8 +1187,10 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(key uint64, n, o
 		if err != nil {
 			return false
 		}
-		if key, ok := cmdLikeKeyCut(l.Text, l.Cut); ok && a <= no && no <= b {
-			add(key, 1, pos)
+		if keys, ok := cmdLikeKeysCut(l.Text, l.Cut); ok && a <= no && no <= b {
+			for lv, key := range keys {
+				add(lv, key, 1, pos)
+			}
 		}
 		pos = l.End
 	}
@@ -1178,8 +1201,11 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(key uint64, n, o
 			if err != nil {
 				return false
 			}
-			if key, ok := cmdLikeKeyCut(l.Text, l.Cut); ok && counted(key, no) {
-				add(key, -1, -1)
+			keys, ok := cmdLikeKeysCut(l.Text, l.Cut)
+			for lv, key := range keys {
+				if ok && counted(lv, key, no) {
+					add(lv, key, -1, -1)
+				}
 			}
 		}
 	}

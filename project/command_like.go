@@ -19,15 +19,24 @@ import (
 // than it counted; cmdSampleOf writes the sample as the note shows it.
 
 // cmdLikeRunes is how many characters of a line (white space and digit
-// runs counted as one) a sample shows and a note compares.
-const cmdLikeRunes = 44
+// runs counted as one) a sample shows and a note compares, at each of the
+// levels a note may speak at: the longer first, the shorter when lines
+// differ past it ("npm http fetch GET 200 https://registry.npmjs.org/…").
+var cmdLikeRunes = [cmdLikeLevels]int{cmdLikeMaxRunes, 24}
+
+// cmdLikeMaxRunes is the longest comparison, cmdLikeRunes[0].
+const cmdLikeMaxRunes = 44
+
+// cmdLikeLevels is the number of lengths a note may compare lines at.
+const cmdLikeLevels = 2
 
 // cmdLikeSpan reads the start of a line, b (its first cmdSampleBytes bytes
 // at most; cut tells whether the line goes on past them), cleaned for a
 // view: it returns where the sample starts and ends in b, whether the line
 // goes on after the sample, and the sample's key.
-func cmdLikeSpan(b []byte, cut bool) (from, to int, more bool, key uint64) {
-	var norm [(cmdLikeRunes + 1) * utf8.UTFMax]byte
+func cmdLikeSpan(b []byte, cut bool, lv int) (from, to int, more bool, key uint64) {
+	limit := cmdLikeRunes[lv]
+	var norm [(cmdLikeMaxRunes + 1) * utf8.UTFMax]byte
 	n, runes := 0, 0
 	space, digit := false, false
 	i := 0
@@ -44,7 +53,7 @@ func cmdLikeSpan(b []byte, cut bool) (from, to int, more bool, key uint64) {
 		switch {
 		case isSpace && space, isDigit && digit:
 			// the same run goes on
-		case runes >= cmdLikeRunes && !space:
+		case runes >= limit && !space:
 			// A character past the sample: the line goes on unless
 			// only white space is left. (A sample does not end in white
 			// space, which its quote would not show.)
@@ -130,25 +139,52 @@ func cmdLikeClean(b []byte, cut bool) ([]byte, bool) {
 // cmdLikeKey returns the key of a line that starts with t (its first bytes,
 // as many as the scan holds): lines alike, in the sense a note states, have
 // the same key. It reports false when the line has none.
-func cmdLikeKey(t []byte) (uint64, bool) {
+func cmdLikeKey(t []byte, lv int) (uint64, bool) {
 	b, cut := t, false
 	if len(b) > cmdSampleBytes {
 		b, cut = b[:cmdSampleBytes], true
 	}
-	return cmdLikeKeyCut(b, cut)
+	return cmdLikeKeyCut(b, cut, lv)
+}
+
+// cmdLikeKeys returns cmdLikeKey(t, lv) at every level, in one pass for
+// most lines.
+func cmdLikeKeys(t []byte) ([cmdLikeLevels]uint64, bool) {
+	b, cut := t, false
+	if len(b) > cmdSampleBytes {
+		b, cut = b[:cmdSampleBytes], true
+	}
+	return cmdLikeKeysCut(b, cut)
+}
+
+// cmdLikeKeysCut is cmdLikeKeys for the first bytes b of a line that goes
+// on past them when cut (as Document.ReadLine gives them).
+func cmdLikeKeysCut(b []byte, cut bool) ([cmdLikeLevels]uint64, bool) {
+	if keys, ok := cmdLikeKeysASCII(b, cut); ok {
+		return keys, true
+	}
+	var keys [cmdLikeLevels]uint64
+	c, ok := cmdLikeClean(b, cut)
+	if !ok {
+		return keys, false
+	}
+	for lv := range keys {
+		_, _, _, keys[lv] = cmdLikeSpan(c, cut, lv)
+	}
+	return keys, true
 }
 
 // cmdLikeKeyCut is cmdLikeKey for the first bytes b of a line that goes on
 // past them when cut (as Document.ReadLine gives them).
-func cmdLikeKeyCut(b []byte, cut bool) (uint64, bool) {
-	if key, ok := cmdLikeKeyASCII(b, cut); ok {
-		return key, true
+func cmdLikeKeyCut(b []byte, cut bool, lv int) (uint64, bool) {
+	if keys, ok := cmdLikeKeysASCII(b, cut); ok {
+		return keys[lv], true
 	}
 	c, ok := cmdLikeClean(b, cut)
 	if !ok {
 		return 0, false
 	}
-	_, _, _, key := cmdLikeSpan(c, cut)
+	_, _, _, key := cmdLikeSpan(c, cut, lv)
 	return key, true
 }
 
@@ -156,12 +192,12 @@ func cmdLikeKeyCut(b []byte, cut bool) (uint64, bool) {
 // bytes (at most cmdSampleBytes), cut whether it goes on past them. It
 // returns the line's key too (see cmdLikeKey), and false when the line has
 // none.
-func cmdSampleOf(b []byte, cut bool) (string, uint64, bool) {
+func cmdSampleOf(b []byte, cut bool, lv int) (string, uint64, bool) {
 	c, ok := cmdLikeClean(b, cut)
 	if !ok {
 		return "", 0, false
 	}
-	from, to, more, key := cmdLikeSpan(c, cut)
+	from, to, more, key := cmdLikeSpan(c, cut, lv)
 	s := string(c[from:to])
 	if more {
 		s += "…"
@@ -169,39 +205,48 @@ func cmdSampleOf(b []byte, cut bool) (string, uint64, bool) {
 	return "`" + s + "`", key, true
 }
 
-// cmdLikeKeyASCII is cmdLikeSpan's key for a line start that needs no
-// cleaning (printable ASCII, tabs, no backquote), in one pass and without
-// a buffer: most lines. It reports false for any other.
-func cmdLikeKeyASCII(b []byte, cut bool) (uint64, bool) {
+// cmdLikeKeysASCII is cmdLikeSpan's key at each level for a line start
+// that needs no cleaning (printable ASCII, tabs, no backquote), in one pass
+// and without a buffer: most lines. It reports false for any other.
+func cmdLikeKeysASCII(b []byte, cut bool) (keys [cmdLikeLevels]uint64, _ bool) {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	i := 0
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
 		i++
 	}
+	// end finishes the key of level lv at b[i:], which the sample leaves
+	// out.
+	end := func(lv int, h uint64, more bool) {
+		if more {
+			h ^= 0xff
+			h *= prime
+		}
+		keys[lv] = max(h, 1)
+	}
+	lv := cmdLikeLevels - 1 // the shortest first
 	runes := 0
 	space, digit, pending := false, false, false
 	for ; i < len(b); i++ {
 		c := b[i]
 		if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
-			return 0, false
+			return keys, false
 		}
 		isSpace, isDigit := c == ' ' || c == '\t', '0' <= c && c <= '9'
 		if isSpace && space || isDigit && digit {
 			continue
 		}
-		if runes >= cmdLikeRunes && !space {
+		for lv >= 0 && runes >= cmdLikeRunes[lv] && !space {
+			end(lv, h, cut || !isSpace || len(bytes.TrimRight(b[i:], " \t")) > 0)
+			lv--
+		}
+		if lv < 0 {
 			for _, c := range b[i:] {
 				if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
-					return 0, false // cleaning would change what follows
+					return keys, false // cleaning would change what follows
 				}
 			}
-			more := cut || len(bytes.TrimRight(b[i:], " \t")) > 0
-			if more {
-				h ^= 0xff
-				h *= prime
-			}
-			return max(h, 1), true
+			return keys, true
 		}
 		runes++
 		space, digit = isSpace, isDigit
@@ -220,9 +265,8 @@ func cmdLikeKeyASCII(b []byte, cut bool) (uint64, bool) {
 		h ^= uint64(c)
 		h *= prime
 	}
-	if cut {
-		h ^= 0xff
-		h *= prime
+	for ; lv >= 0; lv-- {
+		end(lv, h, cut)
 	}
-	return max(h, 1), true
+	return keys, true
 }

@@ -98,7 +98,7 @@ func TestCmdLinePrefix(t *testing.T) {
 	}
 }
 
-// TestCmdLikeKeyASCII holds the one-pass key to the key of the sample a
+// TestCmdLikeKeyASCII holds the one-pass keys to the keys of the samples a
 // note shows, over the lines of real outputs, each cut where a note reads.
 func TestCmdLikeKeyASCII(t *testing.T) {
 	out := prefixedOutput(t, "cat text-nginx-error/output command-go-test-panic/output command-make-noisy/output | sed -n '1~7p'; cat -n command-git-diff-bench/output")
@@ -109,14 +109,16 @@ func TestCmdLikeKeyASCII(t *testing.T) {
 			if len(b) > limit {
 				b, cut = b[:limit], true
 			}
-			fast, ok := cmdLikeKeyASCII(b, cut)
+			fast, ok := cmdLikeKeysASCII(b, cut)
 			if !ok {
 				continue
 			}
 			n++
 			c, _ := cmdLikeClean(b, cut)
-			if _, _, _, slow := cmdLikeSpan(c, cut); fast != slow {
-				t.Fatalf("%q (cut %v): key %x, the sample's %x", b, cut, fast, slow)
+			for lv := range cmdLikeLevels {
+				if _, _, _, slow := cmdLikeSpan(c, cut, lv); fast[lv] != slow {
+					t.Fatalf("%q (cut %v, level %d): key %x, the sample's %x", b, cut, lv, fast[lv], slow)
+				}
 			}
 		}
 	}

@@ -73,7 +73,7 @@ type cmdRun struct {
 	// call them (cmdLikeKey), for the first cmdRunLikes kinds that come;
 	// the lines of other kinds, and those no key is given, are not
 	// counted. A note states only counts made here or by reading lines.
-	likes [cmdRunLikes]cmdLike
+	likes [cmdLikeLevels][cmdRunLikes]cmdLike
 	since int64 // the first line counted: the lines before it are not
 }
 
@@ -89,9 +89,9 @@ type cmdLike struct {
 
 // like counts line no, which starts at off and has the key key (see
 // cmdLikeKey), among the run's lines.
-func (r *cmdRun) like(key uint64, no, off int64) {
-	for i := range r.likes {
-		l := &r.likes[i]
+func (r *cmdRun) like(lv int, key uint64, no, off int64) {
+	for i := range r.likes[lv] {
+		l := &r.likes[lv][i]
 		switch l.key {
 		case key:
 			l.n++
@@ -128,13 +128,14 @@ func (h *cmdRunHeap) Pop() any {
 // with digits taken as equal (cmdLineHash): lines that differ only in the
 // values of their digits have the same key, and most lines of a run do.
 type cmdLikeMemo struct {
-	hash, key uint64
-	ok        bool
+	hash uint64
+	keys [cmdLikeLevels]uint64
+	ok   bool
 }
 
-// likeKey returns cmdLikeKey(text), from the memo when a line like it came
-// before.
-func (s *cmdScan) likeKey(text []byte) (uint64, bool) {
+// likeKeys returns cmdLikeKey(text, lv) at each level, from the memo when
+// a line like it came before.
+func (s *cmdScan) likeKeys(text []byte) ([cmdLikeLevels]uint64, bool) {
 	b := text[:min(len(text), cmdSampleBytes)]
 	h := cmdLineHash(b)
 	if len(text) > cmdSampleBytes {
@@ -142,11 +143,11 @@ func (s *cmdScan) likeKey(text []byte) (uint64, bool) {
 	}
 	m := &s.likes[h%uint64(len(s.likes))]
 	if m.hash == h && h != 0 {
-		return m.key, m.ok
+		return m.keys, m.ok
 	}
-	key, ok := cmdLikeKey(text)
-	*m = cmdLikeMemo{hash: h, key: key, ok: ok}
-	return key, ok
+	keys, ok := cmdLikeKeys(text)
+	*m = cmdLikeMemo{hash: h, keys: keys, ok: ok}
+	return keys, ok
 }
 
 // cmdSlot remembers the last line of a shape, for finding repeats.
@@ -297,8 +298,10 @@ func (s *cmdScan) repeat(text []byte, indent int, no, start int64) {
 			s.cur = cmdRun{first: sl.line, from: sl.off, key: key, since: no}
 		}
 		s.cur.last = no
-		if key, ok := s.likeKey(text); ok {
-			s.cur.like(key, no, start)
+		if keys, ok := s.likeKeys(text); ok {
+			for lv, key := range keys {
+				s.cur.like(lv, key, no, start)
+			}
 		}
 	} else if s.inRun {
 		s.endRun(start)
