@@ -34,11 +34,11 @@ func init() {
 //     their first frames, npm and make errors;
 //   - then the end of the output, where summaries are ("FAIL pkg",
 //     "3 failed, 10 passed");
-//   - ordinary output fills what room is left, and runs of near-identical
-//     lines are left out with a marker that says what they were like
-//     ("532 lines like `Downloading …`") and how to read them; the room is
-//     filled past such runs, so that a view is small only when what it
-//     leaves out repeats what it shows.
+//   - ordinary output fills what room is left: first past runs of
+//     near-identical lines, then into them; what a marker leaves out of
+//     such a run it describes, with counts that are exact ("532 lines like
+//     `Downloading …`", see command_like.go), and says how to read it; the
+//     room is used, so that a view is small only when the output is.
 //
 // Evidence is ranked by the shared ranker (project/rank, see
 // command_rank.go): the classifier's severity and structure, the rarity of
@@ -280,16 +280,16 @@ type cmdProjector struct {
 	size   int64
 	total  int64
 
-	runs        []cmdRun // by first line
-	sampleCache map[int64][]string
-	cache       map[int64]*cmdLine
-	order       []*cmdLine // picked lines, in the order they were picked
-	used        int        // tokens of picked lines
-	gaps        int        // omitted stretches between and around them
-	room        int        // tokens for lines and the markers of gaps
-	limit       int        // the most tokens the current pass may use
-	perGap      int        // tokens one more omitted stretch costs
-	lineCap     int        // the most tokens one line may take
+	runs      []cmdRun // by first line
+	noteCache map[[3]int64]string
+	cache     map[int64]*cmdLine
+	order     []*cmdLine // picked lines, in the order they were picked
+	used      int        // tokens of picked lines
+	gaps      int        // omitted stretches between and around them
+	room      int        // tokens for lines and the markers of gaps
+	limit     int        // the most tokens the current pass may use
+	perGap    int        // tokens one more omitted stretch costs
+	lineCap   int        // the most tokens one line may take
 
 	compact bool // markers without their reads, for small budgets
 	notes   bool // markers name the runs they omit
@@ -308,7 +308,7 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	p.runs = slices.Clone(p.scan.runs)
 	slices.SortFunc(p.runs, func(a, b cmdRun) int { return int(a.first - b.first) })
 	p.cache = map[int64]*cmdLine{}
-	p.sampleCache = map[int64][]string{}
+	p.noteCache = map[[3]int64]string{}
 
 	// Shown whole, a sampled output needs no word on its sample.
 	sample := p.sample
@@ -457,7 +457,13 @@ func (p *cmdProjector) pickAll(ctx context.Context) error {
 		if err := p.pickHead(int(float64(p.room)*0.4), prioFill); err != nil {
 			return err
 		}
-		return p.pickTail(p.room, prioFill, false)
+		if err := p.pickTail(p.room, prioFill, false); err != nil {
+			return err
+		}
+		if err := p.pickRest(ctx); err != nil {
+			return err
+		}
+		return p.bridge()
 	}
 	// The first line says what ran.
 	if err := p.pickHead(min(40, p.room/20), prioFill); err != nil {
@@ -511,9 +517,68 @@ func (p *cmdProjector) pickAll(ctx context.Context) error {
 // pickRest fills the room the start and the end left, when they stopped at
 // runs of near-identical lines: it goes on from the start, through the lines
 // of short runs and those no run holds, past each long run (whose marker
-// names it, with samples, and counts its lines), until the room is used.
-// What a view then omits is repetition of what it shows.
+// says what its lines are like, and how many are), and then into the long
+// runs, a few lines of each in turn, until the room is used. A view is
+// small only when the output is: near-identical lines are still not the
+// same lines, and one among thousands may differ where no note looks.
 func (p *cmdProjector) pickRest(ctx context.Context) error {
+	if err := p.pickBetweenRuns(ctx); err != nil {
+		return err
+	}
+	return p.pickInRuns(ctx)
+}
+
+// cmdFillStep is how many lines of each long run a round of pickInRuns
+// shows.
+const cmdFillStep = 8
+
+// pickInRuns shows the lines of the long runs, cmdFillStep lines of each in
+// turn from its start, while the room lasts.
+func (p *cmdProjector) pickInRuns(ctx context.Context) error {
+	type cursor struct{ no, pos, last int64 }
+	var cs []cursor
+	for _, r := range p.runs {
+		if r.lines() >= cmdNoteRun {
+			cs = append(cs, cursor{r.first, r.from, r.last})
+		}
+	}
+	for len(cs) > 0 {
+		live := cs[:0]
+		for _, c := range cs {
+			for n := 0; n < cmdFillStep && c.no <= c.last; {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if p.room-p.cost() < p.perGap {
+					return nil
+				}
+				pl, err := p.line(c.no, c.pos, false)
+				if err != nil {
+					return err
+				}
+				if !pl.picked {
+					if !p.pick(pl, prioFill) {
+						return nil
+					}
+					n++
+				}
+				if pl.cutEnd {
+					return nil
+				}
+				c.no, c.pos = c.no+1, pl.end
+			}
+			if c.no <= c.last {
+				live = append(live, c)
+			}
+		}
+		cs = live
+	}
+	return nil
+}
+
+// pickBetweenRuns goes on from the start through the lines no long run
+// holds, while the room lasts.
+func (p *cmdProjector) pickBetweenRuns(ctx context.Context) error {
 	pos := int64(0)
 	for no := int64(1); no <= p.total && pos < p.size; {
 		if err := ctx.Err(); err != nil {
@@ -562,7 +627,8 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 	pl.indent = cmdIndent(raw)
 	pl.blank = len(bytes.TrimSpace(raw)) == 0 && !l.Cut
 	if k := pl.indent; k < len(raw) {
-		pl.fam = cmdClassify(raw[k:min(len(raw), k+cmdClassifyBytes)], k).fam
+		m, _, _ := cmdClassifyLine(raw[k:min(len(raw), k+cmdClassifyBytes)], k)
+		pl.fam = m.fam
 	}
 	pl.text = e.render(raw, no, false)
 	pl.cost = e.cost(pl.text)
@@ -905,10 +971,11 @@ func (p *cmdProjector) omitted(lines []*cmdLine) map[cmdFamily]int64 {
 	return more
 }
 
-// note returns the layout's note: it names the longest run of
-// near-identical lines an omitted stretch holds. ends maps the offsets where
-// omitted stretches start to their first line, and -(the offset where one
-// ends)-1 to its last.
+// note returns the layout's note: it says what the lines of an omitted
+// stretch that holds a long run of near-identical lines are like, and how
+// many are (see command_like.go). ends maps the offsets where omitted
+// stretches start to their first line, and -(the offset where one ends)-1
+// to its last.
 func (p *cmdProjector) note(ends map[int64]int64) func(from, to int64) string {
 	return func(from, to int64) string {
 		a, ok := ends[from]
@@ -916,112 +983,234 @@ func (p *cmdProjector) note(ends map[int64]int64) func(from, to int64) string {
 			return ""
 		}
 		b, ok := ends[-to-1]
-		if !ok || b < a {
+		if !ok || b < a || !p.notes {
 			return ""
 		}
-		var best *cmdRun
-		var most int64
+		long := false
 		for i := range p.runs {
-			r := &p.runs[i]
-			if n := min(r.last, b) - max(r.first, a) + 1; n >= cmdNoteRun && n > most {
-				best, most = r, n
+			if r := &p.runs[i]; min(r.last, b)-max(r.first, a)+1 >= cmdNoteRun {
+				long = true
+				break
 			}
 		}
-		if best == nil || !p.notes {
+		if !long {
 			return ""
 		}
-		// The stretch may hold other runs of the same lines, apart from
-		// the longest one: count them all.
-		var like int64
-		for i := range p.runs {
-			if r := &p.runs[i]; r.key == best.key {
-				like += max(0, min(r.last, b)-max(r.first, a)+1)
-			}
-		}
-		samples := p.samples(best)
-		if len(samples) == 0 {
-			return ""
-		}
+		k := [3]int64{a, b, 0}
 		if p.compact {
-			samples = samples[:1]
+			k[2] = 1
 		}
-		s := textfmt.Plural(like, "line") + " like " + strings.Join(samples, " and ")
-		if like*10 < (b-a+1)*9 {
-			s = "including " + s
+		if s, ok := p.noteCache[k]; ok {
+			return s
 		}
+		// The longer comparison unless the shorter names many more.
+		s := p.likeNote(a, b, from)
+		p.noteCache[k] = s
 		return s
 	}
 }
 
-// samples returns up to two lines that show what a run is like: of its
-// first lines, those of different shapes with the most letters (then the
-// longest), in order.
-func (p *cmdProjector) samples(r *cmdRun) []string {
-	if s, ok := p.sampleCache[r.first]; ok {
-		return s
+// cmdNoteReads bounds the lines a note reads to count what the runs of
+// its stretch did not count.
+const cmdNoteReads = 4096
+
+// cmdTally counts the lines of one kind in an omitted stretch.
+type cmdTally struct {
+	key uint64
+	n   int64
+	off int64 // where one of them starts
+}
+
+// likeNote counts the lines of the omitted stretch of lines a-b, which
+// starts at offset from, by kind (cmdLikeKey, at each level), and names the
+// one or two kinds most of them are, with their number: "5,193 lines like
+// `…`", or "including 23 lines like `…` and `…`" when they are fewer than
+// nine in ten of the stretch; at the longer level unless the shorter names
+// many more lines. The counts are exact: a run of the scan gives those of
+// the kinds it counted when every line of it outside the stretch is shown,
+// and the other lines are read, up to cmdNoteReads of them (past that, the
+// note says nothing). It returns "" when no kind has cmdNoteRun lines.
+func (p *cmdProjector) likeNote(a, b, from int64) string {
+	var tally [cmdLikeLevels]map[uint64]*cmdTally
+	for lv := range tally {
+		tally[lv] = map[uint64]*cmdTally{}
 	}
-	type cand struct {
-		no    int64
-		key   uint64
-		score int
-		text  []byte
+	add := func(lv int, key uint64, n, off int64) {
+		if t := tally[lv][key]; t != nil {
+			t.n += n
+			if off >= 0 {
+				t.off = min(t.off, off)
+			}
+		} else {
+			tally[lv][key] = &cmdTally{key: key, n: n, off: off}
+		}
 	}
-	var best []cand
-	pos := r.from
-	for no := r.first; no <= min(r.last, r.first+cmdRunWindow) && pos < r.to; no++ {
+	var full [cmdLikeLevels][]*cmdRun // runs that met more kinds than they count
+	reads := 0
+	for no, pos := a, from; no <= b; {
+		if r := p.runAt(no); r != nil && p.accounted(r, a, b) {
+			if !p.tallyRun(r, a, b, add) {
+				return ""
+			}
+			for lv := range full {
+				if r.likes[lv][cmdRunLikes-1].key != 0 {
+					full[lv] = append(full[lv], r)
+				}
+			}
+			no, pos = r.last+1, r.to
+			continue
+		}
+		if reads++; reads > cmdNoteReads {
+			return ""
+		}
 		l, err := p.e.doc.ReadLine(pos, cmdSampleBytes)
 		if err != nil {
-			break
+			return ""
 		}
-		pos = l.End
-		c := cand{no: no, key: cmdShapeKey(l.Text), text: l.Text, score: len(l.Text)}
-		for _, ch := range l.Text {
-			if cmdIsLetter(ch) {
-				c.score += 4
+		if keys, ok := cmdLikeKeysCut(l.Text, l.Cut); ok {
+			for lv, key := range keys {
+				add(lv, key, 1, pos)
 			}
 		}
-		if l.Cut {
-			c.text = append(c.text, "…"...)
-		}
-		i := slices.IndexFunc(best, func(b cand) bool { return b.key == c.key })
-		switch {
-		case i >= 0:
-			if c.score > best[i].score {
-				best[i] = c
-			}
-		case len(best) < 2:
-			best = append(best, c)
-		default:
-			w := 0
-			if best[1].score < best[0].score {
-				w = 1
-			}
-			if c.score > best[w].score {
-				best[w] = c
-			}
-		}
+		no, pos = no+1, l.End
 	}
-	slices.SortFunc(best, func(a, b cand) int { return int(a.no - b.no) })
-	var out []string
-	for _, c := range best {
-		out = append(out, cmdSampleText(c.text))
+	s, like := p.likeName(0, a, b, tally[0], full[0])
+	if s1, like1 := p.likeName(1, a, b, tally[1], full[1]); like1*4 > like*5 {
+		s = s1
 	}
-	p.sampleCache[r.first] = out
-	return out
+	return s
 }
 
-// cmdSampleText quotes the start of a line for a note.
-func cmdSampleText(b []byte) string {
-	s := strings.TrimSpace(strings.ReplaceAll(textfmt.CleanLine(b), "`", "'"))
-	cut := strings.HasSuffix(s, "…")
-	s = strings.TrimSuffix(s, "…")
-	if r := []rune(s); len(r) > 48 {
-		s, cut = string(r[:48]), true
+// likeName names the one or two kinds of line at level lv that most lines
+// of the stretch of lines a-b are, from their tally, and how many lines
+// are of them; full holds the runs that met more kinds than they count.
+func (p *cmdProjector) likeName(lv int, a, b int64, tally map[uint64]*cmdTally, full []*cmdRun) (string, int64) {
+	// A kind a full run did not count may have lines there that no one
+	// counted: only kinds every full run counted can be named.
+	var ts []*cmdTally
+	for _, t := range tally {
+		ok := true
+		for _, r := range full {
+			if !slices.ContainsFunc(r.likes[lv][:], func(l cmdLike) bool { return l.key == t.key }) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			ts = append(ts, t)
+		}
 	}
-	if cut {
-		s += "…"
+	slices.SortFunc(ts, func(x, y *cmdTally) int {
+		if x.n != y.n {
+			return cmp.Compare(y.n, x.n)
+		}
+		return cmp.Compare(x.off, y.off)
+	})
+	if len(ts) > 2 {
+		ts = ts[:2]
 	}
-	return "`" + s + "`"
+	if len(ts) == 2 && (p.compact || ts[1].n < cmdMinRun) {
+		ts = ts[:1]
+	}
+	var like int64
+	for _, t := range ts {
+		like += t.n
+	}
+	if like < cmdNoteRun {
+		return "", 0
+	}
+	slices.SortFunc(ts, func(x, y *cmdTally) int { return cmp.Compare(x.off, y.off) })
+	var samples []string
+	for _, t := range ts {
+		l, err := p.e.doc.ReadLine(t.off, cmdSampleBytes)
+		if err != nil {
+			return "", 0
+		}
+		s, key, ok := cmdSampleOf(l.Text, l.Cut, lv)
+		if !ok || key != t.key {
+			return "", 0
+		}
+		samples = append(samples, s)
+	}
+	s := textfmt.Plural(like, "line") + " like " + strings.Join(samples, " and ")
+	if like*10 < (b-a+1)*9 {
+		s = "including " + s
+	}
+	return s, like
+}
+
+// accounted reports whether every line of run r outside the stretch of
+// lines a-b is shown whole, so that what the run counted, less those
+// lines, is what it holds in the stretch.
+func (p *cmdProjector) accounted(r *cmdRun, a, b int64) bool {
+	shown := func(no int64) bool {
+		pl, ok := p.cache[no]
+		return ok && pl.picked && !pl.cutStart && !pl.cutEnd
+	}
+	for no := r.first; no < a; no++ {
+		if !shown(no) {
+			return false
+		}
+	}
+	for no := b + 1; no <= r.last; no++ {
+		if !shown(no) {
+			return false
+		}
+	}
+	return true
+}
+
+// tallyRun adds, through add, the lines of run r in the stretch of lines
+// a-b by level and kind: those the run counted, less those the view shows
+// (r must be accounted), and its first lines, which it did not count. It
+// reports false when a line cannot be read.
+func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint64, n, off int64)) bool {
+	counted := func(lv int, key uint64, no int64) bool {
+		for _, l := range r.likes[lv] {
+			if l.key == key {
+				return no >= l.line
+			}
+		}
+		return false
+	}
+	for lv := range r.likes {
+		for _, l := range r.likes[lv] {
+			if l.key != 0 {
+				add(lv, l.key, l.n, l.off)
+			}
+		}
+	}
+	// The lines before since, which the scan read before it knew they
+	// were a run's (at most cmdRunWindow).
+	pos := r.from
+	for no := r.first; no < r.since; no++ {
+		l, err := p.e.doc.ReadLine(pos, cmdSampleBytes)
+		if err != nil {
+			return false
+		}
+		if keys, ok := cmdLikeKeysCut(l.Text, l.Cut); ok && a <= no && no <= b {
+			for lv, key := range keys {
+				add(lv, key, 1, pos)
+			}
+		}
+		pos = l.End
+	}
+	// The lines counted that the view shows, outside the stretch.
+	for _, span := range [2][2]int64{{r.since, a - 1}, {max(r.since, b+1), r.last}} {
+		for no := span[0]; no <= span[1]; no++ {
+			l, err := p.e.doc.ReadLine(p.cache[no].start, cmdSampleBytes)
+			if err != nil {
+				return false
+			}
+			keys, ok := cmdLikeKeysCut(l.Text, l.Cut)
+			for lv, key := range keys {
+				if ok && counted(lv, key, no) {
+					add(lv, key, -1, -1)
+				}
+			}
+		}
+	}
+	return true
 }
 
 // fit renders the picked lines and, while the view is over the budget,

@@ -255,6 +255,19 @@ func cmdClassify(t []byte, indent int) cmdMatch {
 		case cmdHasPrefix(t, "[FAIL"):
 			return cmdM(famTest, scoreFail, 2, 0)
 		}
+		// A log's level in brackets, after a module's name: Apache's
+		// "[cgi:error]", "[proxy:crit]", "[ssl:warn]".
+		if j := bytes.IndexByte(t[:min(len(t), 40)], ']'); j > 2 {
+			w := t[1:j]
+			if k := bytes.LastIndexByte(w, ':'); k >= 0 {
+				switch levelWord(w[k+1:]) {
+				case sevError:
+					return cmdM(famError, scoreError, 0, 0)
+				case sevWarn:
+					return cmdM(famWarning, scoreWarn, 0, 0)
+				}
+			}
+		}
 	case '>':
 		if indent == 0 && (cmdHasPrefix(t, "> ") || cmdHasPrefix(t, ">\t")) { // pytest: the failing source line
 			return cmdM(famTest, scoreDetail, 0, 0)

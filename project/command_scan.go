@@ -58,7 +58,7 @@ const (
 	cmdMinRun        = 6    // shortest run worth naming
 	cmdRunWindow     = 16   // a line may repeat the shape of any of the 16 before it
 	cmdClassifyBytes = 1024 // bytes of a line the matchers look at
-	cmdSampleBytes   = 64   // bytes of a run's sample lines kept
+	cmdSampleBytes   = 128  // bytes of a line a note reads for its sample
 )
 
 // cmdRun is a stretch of near-identical lines: each line after the first has
@@ -69,6 +69,39 @@ type cmdRun struct {
 	first, last int64  // line numbers
 	from, to    int64  // byte offsets; to is where the line after the run starts
 	key         uint64 // the shape of the line that started the run
+
+	// likes counts the run's lines from since on by what a note would
+	// call them (cmdLikeKey), for the first cmdRunLikes kinds that come;
+	// the lines of other kinds, and those no key is given, are not
+	// counted. A note states only counts made here or by reading lines.
+	likes [cmdLikeLevels][cmdRunLikes]cmdLike
+	since int64 // the first line counted: the lines before it are not
+}
+
+// cmdRunLikes is how many kinds of line a run counts exactly.
+const cmdRunLikes = 4
+
+// cmdLike counts the lines of one kind in a run.
+type cmdLike struct {
+	key       uint64 // cmdLikeKey; 0 for a slot not used
+	n         int64  // lines of the run, from since on, of this kind
+	line, off int64  // the first of them
+}
+
+// like counts line no, which starts at off and has the key key (see
+// cmdLikeKey), among the run's lines.
+func (r *cmdRun) like(lv int, key uint64, no, off int64) {
+	for i := range r.likes[lv] {
+		l := &r.likes[lv][i]
+		switch l.key {
+		case key:
+			l.n++
+			return
+		case 0:
+			*l = cmdLike{key: key, n: 1, line: no, off: off}
+			return
+		}
+	}
 }
 
 func (r *cmdRun) lines() int64 { return r.last - r.first + 1 }
@@ -80,6 +113,32 @@ func shorterRun(a, b cmdRun) bool {
 		return a.lines() < b.lines()
 	}
 	return a.first > b.first
+}
+
+// cmdLikeMemo remembers the key (cmdLikeKey) of a line start, by its hash
+// with digits taken as equal (cmdLineHash): lines that differ only in the
+// values of their digits have the same key, and most lines of a run do.
+type cmdLikeMemo struct {
+	hash uint64
+	keys [cmdLikeLevels]uint64
+	ok   bool
+}
+
+// likeKeys returns cmdLikeKey(text, lv) at each level, from the memo when
+// a line like it came before.
+func (s *cmdScan) likeKeys(text []byte) ([cmdLikeLevels]uint64, bool) {
+	b := text[:min(len(text), cmdSampleBytes)]
+	h := cmdLineHash(b)
+	if len(text) > cmdSampleBytes {
+		h = ^h
+	}
+	m := &s.likes[h%uint64(len(s.likes))]
+	if m.hash == h && h != 0 {
+		return m.keys, m.ok
+	}
+	keys, ok := cmdLikeKeys(text)
+	*m = cmdLikeMemo{hash: h, keys: keys, ok: ok}
+	return keys, ok
 }
 
 // cmdSlot remembers the last line of a shape, for finding repeats.
@@ -107,6 +166,7 @@ type cmdScan struct {
 	counts [cmdNumFamilies]int64
 
 	slots  [64]cmdSlot // the last line of each recent shape, by key
+	likes  [256]cmdLikeMemo
 	inRun  bool
 	floor  int64 // the first line a new run may start at: after the last run kept
 	cur    cmdRun
@@ -202,7 +262,7 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 	if k == len(text) {
 		return
 	}
-	m := cmdClassify(text[k:], k)
+	m, t, ti := cmdClassifyLine(text[k:], k)
 	switch {
 	case m.fam != famNone:
 		s.counts[m.fam]++
@@ -214,7 +274,7 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 		}
 		return
 	}
-	s.rk.add(text[k:], no, start, k, m)
+	s.rk.add(t, no, start, ti, m)
 }
 
 // repeat follows runs of near-identical lines. A line continues a run when
@@ -226,9 +286,14 @@ func (s *cmdScan) repeat(text []byte, indent int, no, start int64) {
 	if sl.key == key && sl.line > 0 && sl.line >= no-cmdRunWindow && sl.line >= s.floor {
 		if !s.inRun {
 			s.inRun = true
-			s.cur = cmdRun{first: sl.line, from: sl.off, key: key}
+			s.cur = cmdRun{first: sl.line, from: sl.off, key: key, since: no}
 		}
 		s.cur.last = no
+		if keys, ok := s.likeKeys(text); ok {
+			for lv, key := range keys {
+				s.cur.like(lv, key, no, start)
+			}
+		}
 	} else if s.inRun {
 		s.endRun(start)
 	}

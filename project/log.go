@@ -77,6 +77,93 @@ type logFormat struct {
 	// keywords: the log writes no levels; words such as "error" and
 	// "failed" stand in for them.
 	keywords bool
+	// numbered: a tool numbered the lines (cat -n, nl, grep -n, a
+	// counter or a bracketed index before each): a line's timestamp and
+	// level are read behind its number.
+	numbered bool
+}
+
+// classify finds a line's timestamp and level (see classifyLogLine),
+// behind its number when the log is numbered.
+func (f logFormat) classify(line []byte) logLine {
+	p := 0
+	if f.numbered {
+		_, p = logNumberPrefix(line)
+	}
+	ll := classifyLogLine(line[p:], f.keywords)
+	if ll.tsEnd > 0 {
+		ll.tsStart += p
+		ll.tsEnd += p
+	}
+	ll.skip = p
+	return ll
+}
+
+// logNumberPrefix reads the number a tool put before a line: "     7\t"
+// (cat -n, nl), "7:" and "7-" (grep -n), "logs/app.log:7:" (grep -Hn),
+// "000007 " (a counter), "[7] ". It returns the number and the prefix's
+// length, or 0, 0.
+func logNumberPrefix(line []byte) (int64, int) {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	if i == 0 && len(line) > 0 && !logDigit(line[0]) && line[0] != '[' {
+		// A file's name: no spaces, then ":7:".
+		c := bytes.IndexByte(line[:min(len(line), 256)], ':')
+		if c <= 0 || bytes.ContainsAny(line[:c], " \t") {
+			return 0, 0
+		}
+		n, p := logNumberPrefix(line[c+1:])
+		if p == 0 || line[c+p] != ':' && line[c+p] != '-' {
+			return 0, 0
+		}
+		return n, c + 1 + p
+	}
+	bracket := i < len(line) && line[i] == '['
+	if bracket {
+		i++
+	}
+	j := i
+	var n int64
+	for j < len(line) && j-i < 12 && logDigit(line[j]) {
+		n = n*10 + int64(line[j]-'0')
+		j++
+	}
+	if j == i || j >= len(line) {
+		return 0, 0
+	}
+	switch c := line[j]; {
+	case bracket:
+		if c != ']' {
+			return 0, 0
+		}
+		j++
+		if j < len(line) && line[j] == ' ' {
+			j++
+		}
+		return n, j
+	case c == '\t' || c == ':' || c == '-' || c == ' ':
+		return n, j + 1
+	}
+	return 0, 0
+}
+
+// logNumbered reports whether a tool numbered the lines of a text, given
+// its first lines: nine in ten of them start with a number larger than
+// the line's before.
+func logNumbered(head [][]byte) bool {
+	var n, up int
+	prev := int64(0)
+	for _, l := range head {
+		k, p := logNumberPrefix(l)
+		n++
+		if p > 0 && k > prev {
+			up++
+			prev = k
+		}
+	}
+	return n >= 3 && up*10 >= n*9
 }
 
 // detectLog reports whether a text is a log: most of the lines at its two
@@ -94,6 +181,7 @@ func detectLog(doc *lines.Doc) (logFormat, bool, error) {
 		hl = hl[:len(hl)-1] // a cut last line
 	}
 	sample = append(sample, hl...)
+	numbered := logNumbered(hl)
 	if tailFrom := max(int64(len(head)), size-logSniff); tailFrom < size {
 		tail, err := doc.ReadRange(tailFrom, size)
 		if err != nil {
@@ -105,13 +193,14 @@ func detectLog(doc *lines.Doc) (logFormat, bool, error) {
 		}
 		sample = append(sample, tl...)
 	}
-	f, ok := logFormatOf(sample)
+	f, ok := logFormatOf(sample, numbered)
 	return f, ok, nil
 }
 
 // logFormatOf tells from lines of a text's two ends whether it is a log,
-// and what kind of log.
-func logFormatOf(sample [][]byte) (logFormat, bool) {
+// and what kind of log; numbered says a tool numbered its lines.
+func logFormatOf(sample [][]byte, numbered bool) (logFormat, bool) {
+	nf := logFormat{numbered: numbered}
 	var n, records, levels, either int
 	for _, l := range sample {
 		l = bytes.TrimRight(l, "\r")
@@ -119,7 +208,7 @@ func logFormatOf(sample [][]byte) (logFormat, bool) {
 			continue
 		}
 		n++
-		ll := classifyLogLine(l[:min(len(l), logLineCap)], false)
+		ll := nf.classify(l[:min(len(l), logLineCap)])
 		if ll.record {
 			records++
 		}
@@ -133,7 +222,7 @@ func logFormatOf(sample [][]byte) (logFormat, bool) {
 	if n < 3 || either*2 < n {
 		return logFormat{}, false
 	}
-	return logFormat{timestamped: records*2 >= n, keywords: levels*10 < n}, true
+	return logFormat{timestamped: records*2 >= n, keywords: levels*10 < n, numbered: numbered}, true
 }
 
 // logOcc is one line of a log: its number and offset, and those of the
@@ -419,7 +508,7 @@ func (s *logScan) add(line []byte, off, num int64) {
 		return
 	}
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	s.addClassified(line, classifyLogLine(line, s.f.keywords), off, num, nil, 0)
+	s.addClassified(line, s.f.classify(line), off, num, nil, 0)
 }
 
 // addClassified takes one line, classified as ll: split by the miner, or,
@@ -442,7 +531,8 @@ func (s *logScan) addClassified(line []byte, ll logLine, off, num int64, b *drai
 	if b != nil {
 		id = s.miner.AddBatched(s.groups.of(ll.hit), b, i, num)
 	} else {
-		id = s.miner.AddStamped(s.groups.of(ll.hit), line, ll.tsStart, ll.tsEnd, num)
+		t, ts, te := ll.mined(line)
+		id = s.miner.AddStamped(s.groups.of(ll.hit), t, ts, te, num)
 	}
 	if lv != 0 {
 		s.intent.add(lv, id, occ)
@@ -895,7 +985,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		return logRecord{}, err
 	}
 	text := bytes.TrimSuffix(l.Text, []byte{'\r'})
-	ll := classifyLogLine(text, v.s.f.keywords)
+	ll := v.s.f.classify(text)
 	r := logRecord{lead: off, end: l.End, must: l.End}
 	var ends []int64
 	user := -1      // the index of the last continuation line the first frame in the program's code needs
@@ -917,7 +1007,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		if len(bytes.TrimSpace(t)) == 0 {
 			break
 		}
-		cl := classifyLogLine(t, false)
+		cl := logFormat{numbered: v.s.f.numbered}.classify(t)
 		if !(v.s.f.timestamped && !cl.record) && cl.hit.level != sevDetail {
 			break
 		}
@@ -961,14 +1051,14 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	// second rather than one event. Lines of templates more frequent than
 	// its own are the log's background, not part of its event.
 	ts := text[ll.tsStart:ll.tsEnd]
-	id := v.s.miner.Match(v.s.groups.find(ll.hit), text)
+	id := v.s.miner.Match(v.s.groups.find(ll.hit), text[ll.skip:])
 	count := v.count(id)
 	related := func(t []byte, cl logLine) (int, bool) {
-		k := v.s.miner.Match(v.s.groups.find(cl.hit), t)
+		k := v.s.miner.Match(v.s.groups.find(cl.hit), t[cl.skip:])
 		return k, k != drain.Other && v.count(k) <= count
 	}
 	same := func(t []byte) (logLine, bool) {
-		cl := classifyLogLine(t, v.s.f.keywords)
+		cl := v.s.f.classify(t)
 		return cl, cl.tsEnd > 0 && bytes.Equal(t[cl.tsStart:cl.tsEnd], ts)
 	}
 	burst := 1
@@ -1420,7 +1510,7 @@ func (v *logView) lineLevel(off int64) logLevel {
 	if err != nil {
 		return sevNone
 	}
-	lv := classifyLogLine(bytes.TrimSuffix(l.Text, []byte{'\r'}), v.s.f.keywords).hit.level
+	lv := v.s.f.classify(bytes.TrimSuffix(l.Text, []byte{'\r'})).hit.level
 	v.levels[off] = lv
 	return lv
 }

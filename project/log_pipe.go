@@ -65,7 +65,7 @@ func (s *logScan) startPipe() {
 		go func() {
 			defer p.workers.Done()
 			for b := range p.work {
-				b.split(s.f.keywords)
+				b.split(s.f)
 			}
 		}()
 	}
@@ -165,13 +165,13 @@ func (p *logPipe) send() {
 }
 
 // split classifies and splits the batch's lines.
-func (b *logBatch) split(keywords bool) {
+func (b *logBatch) split(f logFormat) {
 	b.toks.Reset()
 	for i := range b.lines {
 		l := &b.lines[i]
 		line := b.text[l.start:l.end]
-		l.ll = classifyLogLine(line, keywords)
-		b.toks.AddStamped(line, l.ll.tsStart, l.ll.tsEnd)
+		l.ll = f.classify(line)
+		b.toks.AddStamped(l.ll.mined(line))
 	}
 	close(b.ready)
 }

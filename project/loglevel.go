@@ -460,6 +460,18 @@ type logLine struct {
 	// it is a JSON object with a time in it.
 	record bool
 	hit    levelHit
+	// skip is the length of the number a tool put before the line (see
+	// logFormat.numbered): the miner learns the line without it.
+	skip int
+}
+
+// mined returns what the template miner learns of line, classified as
+// ll: the line behind its number, and where its timestamp is in that.
+func (ll logLine) mined(line []byte) (text []byte, tsStart, tsEnd int) {
+	if ll.tsEnd == 0 {
+		return line[ll.skip:], 0, 0
+	}
+	return line[ll.skip:], ll.tsStart - ll.skip, ll.tsEnd - ll.skip
 }
 
 var jsonTimeKeys = [][]byte{[]byte(`"time":`), []byte(`"ts":`), []byte(`"timestamp":`), []byte(`"@timestamp":`), []byte(`"t":`), []byte(`"date":`), []byte(`"datetime":`)}

@@ -11,8 +11,7 @@ import (
 
 // An omission note counts every line of the stretch that is like its
 // samples, not only those of the longest run: here 2,997 "Downloading"
-// lines in three runs, two of them apart from the third by a block of
-// other lines, all in one omitted stretch.
+// lines in runs apart from each other by a block of other lines.
 func TestOmissionNoteCountsEveryLikeLine(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("$ cargo build\n")
@@ -41,8 +40,8 @@ func TestOmissionNoteCountsEveryLikeLine(t *testing.T) {
 	if got := atoi(t, m[4]); got != want {
 		t.Errorf("note says %d lines like the samples; lines %d-%d hold %d:\n%s", got, from, to, want, out)
 	}
-	if want < 2900 {
-		t.Errorf("the stretch holds only %d Downloading lines; the test wants it to span the runs:\n%s", want, out)
+	if want < cmdNoteRun {
+		t.Errorf("the stretch holds only %d Downloading lines:\n%s", want, out)
 	}
 }
 

@@ -265,7 +265,7 @@ func (p *Prescan) runLog() {
 		if !ended && len(sample) > 1 {
 			sample = sample[:len(sample)-1] // a cut last line
 		}
-		p.f, p.isLog = logFormatOf(sample)
+		p.f, p.isLog = logFormatOf(sample, logNumbered(sample))
 		if !p.isLog {
 			return false
 		}
