@@ -28,9 +28,9 @@ func (c *Compactor) parse(input []byte) (*thread, error) {
 	case '[':
 		rawMsgs = in
 	case '{':
-		o, err := parseObject(in)
+		o, err := parseUnique(in)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInput, err)
+			return nil, fmt.Errorf("%w: the request body: %v", ErrInput, err)
 		}
 		rawMsgs = o.get("messages")
 		if rawMsgs == nil {

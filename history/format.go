@@ -96,7 +96,7 @@ func detect(msgs []json.RawMessage) Format {
 
 // parseMessage reads one message in format f.
 func parseMessage(raw json.RawMessage, f Format, i int) (*message, error) {
-	o, err := parseObject(raw)
+	o, err := parseUnique(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: message %d: %v", ErrInput, i, err)
 	}
@@ -156,7 +156,7 @@ func (m *message) readAnthropic() error {
 	}
 	onlyResults := len(blocks) > 0
 	for i, b := range blocks {
-		bo, err := parseObject(b)
+		bo, err := parseUnique(b)
 		if err != nil {
 			return fmt.Errorf("content block %d: %v", i, err)
 		}
