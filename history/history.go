@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/crumb-dev/crumb/recall"
@@ -122,16 +123,66 @@ type Result struct {
 	Messages, MessagesAfter   int
 	TokensBefore, TokensAfter int
 	// OldTurns is how many turns (after the anchor) are compacted, as
-	// breadcrumbs or folded; the others are recent and word for word.
-	OldTurns int
+	// breadcrumbs or folded; the RecentTurns after them are word for word
+	// (at least Options.Recent of them, when the thread has as many).
+	OldTurns, RecentTurns int
+	// FoldedTurns is how many of the OldTurns are folded into the summary;
+	// the others are breadcrumbs.
+	FoldedTurns int
 	// Breadcrumbs is the number of tool results (and attachments) replaced
 	// by breadcrumbs.
 	Breadcrumbs int
 	// Folds describes each block of the running summary, oldest first.
 	Folds []Fold
-	// OverBudget reports that the thread is still over budget: the anchor
-	// and the recent turns alone do not fit.
+	// Budget is the budget the thread was compacted to; zero means none.
+	Budget int
+	// TaskTokens, SummaryTokens, OlderTokens and RecentTokens are what the
+	// parts of the compacted messages take, and add up to TokensAfter: the
+	// task anchor, the summary message, the old turns not folded (as
+	// breadcrumbs), and the RecentTurns word for word.
+	TaskTokens, SummaryTokens, OlderTokens, RecentTokens int
+	// OverBudget reports that the compacted messages are still over
+	// Budget, with every old turn that can fold folded and the summary at
+	// its smallest; BudgetNote says which parts did not fit.
 	OverBudget bool
+}
+
+// BudgetNote says in one sentence how the compacted thread stands against
+// its budget: within it, or over it and by how much, with what each part
+// takes and which parts alone are over it. Over budget, the task and the
+// recent turns are word for word by contract and the summary is as small as
+// it gets (one block, unless fewer blocks could not be made), so the note
+// names what the caller can change: a larger budget, fewer --recent turns,
+// a shorter task.
+func (r *Result) BudgetNote() string {
+	if r.Budget == 0 {
+		return "no budget"
+	}
+	if !r.OverBudget {
+		return fmt.Sprintf("within budget: %s of %s tokens", commas(r.TokensAfter), commas(r.Budget))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "over budget: %s tokens for a budget of %s (%s over): the task takes %s, the %s kept word for word %s",
+		commas(r.TokensAfter), commas(r.Budget), commas(r.TokensAfter-r.Budget), commas(r.TaskTokens),
+		plural(r.RecentTurns, "recent turn"), commas(r.RecentTokens))
+	if len(r.Folds) > 0 {
+		fmt.Fprintf(&b, ", the summary of %s in %s %s", plural(r.Folds[len(r.Folds)-1].Last-r.Folds[0].First+1, "message"),
+			plural(len(r.Folds), "block"), commas(r.SummaryTokens))
+	}
+	if r.OlderTokens > 0 {
+		fmt.Fprintf(&b, ", %s older turns as breadcrumbs (fewer than a fold step, so not folded) %s", commas(r.OldTurns-r.FoldedTurns), commas(r.OlderTokens))
+	}
+	switch {
+	case r.TaskTokens > r.Budget:
+		b.WriteString("; the task alone is over the budget")
+	case r.TaskTokens+r.RecentTokens > r.Budget:
+		b.WriteString("; the task and the recent turns alone are over the budget")
+	case r.TaskTokens+r.RecentTokens+r.SummaryTokens > r.Budget:
+		b.WriteString("; the task, the recent turns and the summary at its smallest are over the budget")
+	default:
+		b.WriteString("; with the older turns they are over the budget")
+	}
+	return b.String()
 }
 
 // Fold is one block of the running summary.
@@ -167,8 +218,10 @@ type Compactor struct {
 	crumbs map[string]crumbedMessage
 }
 
-// cacheLimit bounds each of a Compactor's caches.
-const cacheLimit = 1 << 14
+// cacheLimit bounds each of a Compactor's caches: room for every message of
+// a thread of tens of thousands (a cache cleared while one compaction runs
+// would make it count and parse again what it just did).
+const cacheLimit = 1 << 16
 
 // cached looks key up in m, computing and remembering it when absent.
 func cached[V any](c *Compactor, m map[string]V, key string, make func() (V, error)) (V, error) {
