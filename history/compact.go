@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/crumb-dev/crumb/store"
 )
@@ -49,9 +51,12 @@ func (c *Compactor) parse(input []byte) (*thread, error) {
 		t.format = detect(elems)
 	}
 	for i, e := range elems {
-		m, err := cached(c, c.msgs, string(t.format)+":"+string(e), func() (*message, error) { return parseMessage(e, t.format, i) })
-		if err != nil {
-			return nil, err
+		mm := c.messages(t.format)
+		m, ok := peek(c, mm, e)
+		if !ok {
+			if m, err = cached(c, mm, string(e), func() (*message, error) { return parseMessage(e, t.format, i) }); err != nil {
+				return nil, err
+			}
 		}
 		t.msgs = append(t.msgs, m)
 	}
@@ -166,13 +171,8 @@ func (c *Compactor) Compact(ctx context.Context, input []byte) (*Result, error) 
 	// tightens, merging its blocks as often as it takes, until it fits or
 	// is one block.
 	if c.opts.Budget > 0 && k > 0 && anchor+summaryCost(blocks)+rest > c.opts.Budget {
-		for _, sp := range tighterSpans(k, p.merge()) {
-			if blocks, err = p.blocks(sp); err != nil {
-				return nil, err
-			}
-			if anchor+summaryCost(blocks)+rest <= c.opts.Budget {
-				break
-			}
+		if blocks, err = p.tighten(tighterSpans(k, p.merge()), c.opts.Budget-anchor-rest); err != nil {
+			return nil, err
 		}
 	}
 
@@ -280,24 +280,48 @@ func (p *plan) turnCosts() []int {
 // crumbTurns turns the tool results and attachments of turns [from, to)
 // into breadcrumbs.
 func (p *plan) crumbTurns(from, to int, res *Result) error {
+	var idx []int
 	for i := p.turnStart(from); i < p.turnStart(to); i++ {
-		m := p.t.msgs[i]
-		if len(m.results) == 0 && m.media == 0 {
+		if m := p.t.msgs[i]; len(m.results) > 0 || m.media > 0 {
+			idx = append(idx, i)
+		}
+	}
+	// Storing a result waits on the disk (each is synced) far longer than
+	// it computes, so a few messages are crumbed at a time; the results
+	// are applied in order, so the thread is the same whatever the timing.
+	crumbs := make([]crumbedMessage, len(idx))
+	errs := make([]error, len(idx))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(idx), crumbWorkers) {
+		wg.Go(func() {
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(idx) {
+					return
+				}
+				i := idx[j]
+				crumbs[j], errs[j] = p.c.crumbed(p.ctx, p.t.msgs[i], p.calls, p.cost[i])
+			}
+		})
+	}
+	wg.Wait()
+	for j, i := range idx {
+		if errs[j] != nil {
+			return fmt.Errorf("history: message %d: %w", i, errs[j])
+		}
+		if crumbs[j].n == 0 {
 			continue
 		}
-		c, err := p.c.crumbed(p.ctx, m, p.calls, p.cost[i])
-		if err != nil {
-			return fmt.Errorf("history: message %d: %w", i, err)
-		}
-		if c.n == 0 {
-			continue
-		}
-		p.out[i] = c.raw
-		p.cost[i] = p.c.count(c.raw)
-		res.Breadcrumbs += c.n
+		p.out[i] = crumbs[j].raw
+		p.cost[i] = p.c.count(crumbs[j].raw)
+		res.Breadcrumbs += crumbs[j].n
 	}
 	return nil
 }
+
+// crumbWorkers is how many messages crumbTurns crumbs at a time.
+const crumbWorkers = 8
 
 // crumbedMessage is an old message with its breadcrumbs: its new text, how
 // many parts it replaced, and the refs they name.
@@ -312,7 +336,7 @@ type crumbedMessage struct {
 // checks only that what they name is still stored.
 func (c *Compactor) crumbed(ctx context.Context, m *message, calls map[string]toolCall, cost int) (crumbedMessage, error) {
 	var key strings.Builder
-	key.Write(m.raw)
+	key.Write(m.sum[:])
 	for _, r := range m.results {
 		tc := calls[r.callID]
 		key.WriteString("\x00" + tc.name + "\x00")
@@ -414,6 +438,36 @@ func tighterSpans(k, s int) [][]span {
 		out = append(out, append([]span{{0, strict[j].to}}, strict[j+1:]...))
 	}
 	return out
+}
+
+// tighten returns the blocks of the first of candidates (as tighterSpans
+// gives them, each smaller than the one before, nearly always) whose
+// summary fits room, or of the last when none does. Past the first, it
+// searches by halves: each candidate is a fold of a larger stretch.
+func (p *plan) tighten(candidates [][]span, room int) ([]foldBlock, error) {
+	fits := func(i int) ([]foldBlock, bool, error) {
+		blocks, err := p.blocks(candidates[i])
+		return blocks, err == nil && summaryCost(blocks) <= room, err
+	}
+	blocks, ok, err := fits(0)
+	if ok || err != nil || len(candidates) == 1 {
+		return blocks, err
+	}
+	lo, hi := 1, len(candidates)-1
+	if blocks, ok, err = fits(hi); !ok || err != nil {
+		return blocks, err
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if _, ok, err := fits(mid); err != nil {
+			return nil, err
+		} else if ok {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return p.blocks(candidates[hi])
 }
 
 // spansOf splits groups [0, k) into blocks, level by level: up returns how

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -143,11 +144,17 @@ func (t *thread) foldData(first, end int) []byte {
 // block once: a thread compacted again gets the same block, even when a
 // summarizer would now answer differently.
 func (c *Compactor) fold(ctx context.Context, t *thread, first, end, tokens int) (foldBlock, error) {
-	data := t.foldData(first, end)
-	sum := store.Sum(data)
-	// The block depends on the messages and on where they start.
-	blk, err := cached(c, c.folds, fmt.Sprint(first, ":", end, ":", sum), func() (foldBlock, error) {
-		return c.newFold(ctx, t, first, end, tokens, data, sum)
+	// The block depends on the messages and on where they start; the key
+	// names them by their digests, so a block already made costs no copy
+	// and no hash of what it stands for.
+	h := sha256.New()
+	for i := first; i < end; i++ {
+		h.Write(t.msgs[i].sum[:])
+	}
+	key := fmt.Sprintf("%d:%d:%x", first, end, h.Sum(nil))
+	blk, err := cached(c, c.folds, key, func() (foldBlock, error) {
+		data := t.foldData(first, end)
+		return c.newFold(ctx, t, first, end, tokens, data, store.Sum(data))
 	})
 	if err != nil {
 		return foldBlock{}, err

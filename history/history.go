@@ -211,7 +211,7 @@ type Compactor struct {
 	// second parse, count or digest), each cleared when it grows past
 	// cacheLimit entries.
 	mu     sync.Mutex
-	msgs   map[string]*message
+	msgs   map[Format]map[string]*message // per format, a message's JSON -> the message
 	counts map[string]int
 	refs   map[string]store.Ref // content -> its ref, once stored or found
 	folds  map[string]foldBlock // folded messages' JSON -> their block
@@ -242,6 +242,26 @@ func cached[V any](c *Compactor, m map[string]V, key string, make func() (V, err
 	m[key] = v
 	c.mu.Unlock()
 	return v, nil
+}
+
+// peek looks key up in m without copying it.
+func peek[V any](c *Compactor, m map[string]V, key []byte) (V, bool) {
+	c.mu.Lock()
+	v, ok := m[string(key)]
+	c.mu.Unlock()
+	return v, ok
+}
+
+// messages is the cache of messages parsed in format f.
+func (c *Compactor) messages(f Format) map[string]*message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.msgs[f]
+	if m == nil {
+		m = map[string]*message{}
+		c.msgs[f] = m
+	}
+	return m
 }
 
 // New returns a Compactor for opts.
@@ -282,7 +302,7 @@ func New(opts Options) (*Compactor, error) {
 	if opts.Hint == nil {
 		opts.Hint = recall.CLIHint
 	}
-	return &Compactor{opts: opts, msgs: map[string]*message{}, counts: map[string]int{}, refs: map[string]store.Ref{}, folds: map[string]foldBlock{}, crumbs: map[string]crumbedMessage{}}, nil
+	return &Compactor{opts: opts, msgs: map[Format]map[string]*message{}, counts: map[string]int{}, refs: map[string]store.Ref{}, folds: map[string]foldBlock{}, crumbs: map[string]crumbedMessage{}}, nil
 }
 
 // Compact compacts a thread with a Compactor made for opts; use a
@@ -298,6 +318,9 @@ func Compact(ctx context.Context, thread []byte, opts Options) (*Result, error) 
 // count counts the tokens of one message, with each attachment counted as
 // MediaTokens.
 func (c *Compactor) count(raw json.RawMessage) int {
+	if n, ok := peek(c, c.counts, raw); ok {
+		return n
+	}
 	n, _ := cached(c, c.counts, string(raw), func() (int, error) {
 		text, media := countable(raw)
 		return c.opts.Counter.Count(text) + media*c.opts.MediaTokens + messageOverhead, nil
