@@ -497,7 +497,8 @@ func (p *plan) blocks(spans []span) ([]foldBlock, error) {
 		if !ok {
 			first, end := p.turnStart(sp.from*s), p.turnStart(sp.to*s)
 			var err error
-			if blk, err = p.c.fold(p.ctx, p.t, first, end, p.rawPre[end]-p.rawPre[first]); err != nil {
+			small := sp.to-sp.from <= s // at most FoldStep² turns: a summarizer may write it
+			if blk, err = p.c.fold(p.ctx, p.t, first, end, p.rawPre[end]-p.rawPre[first], small); err != nil {
 				return nil, err
 			}
 			if p.folds == nil {

@@ -140,10 +140,11 @@ func (t *thread) foldData(first, end int) []byte {
 // fold returns the summary block that stands for messages [first, end),
 // which take tokens as they came. The block names the ref the messages are
 // kept as; the caller stores them when the block is sent (a block only
-// weighed against the budget needs no store). A Compactor writes each
+// weighed against the budget needs no store). A summarizer writes it when
+// summarize is set, else the digest does. A Compactor writes each
 // block once: a thread compacted again gets the same block, even when a
 // summarizer would now answer differently.
-func (c *Compactor) fold(ctx context.Context, t *thread, first, end, tokens int) (foldBlock, error) {
+func (c *Compactor) fold(ctx context.Context, t *thread, first, end, tokens int, summarize bool) (foldBlock, error) {
 	// The block depends on the messages and on where they start; the key
 	// names them by their digests, so a block already made costs no copy
 	// and no hash of what it stands for.
@@ -154,7 +155,7 @@ func (c *Compactor) fold(ctx context.Context, t *thread, first, end, tokens int)
 	key := fmt.Sprintf("%d:%d:%x", first, end, h.Sum(nil))
 	blk, err := cached(c, c.folds, key, func() (foldBlock, error) {
 		data := t.foldData(first, end)
-		return c.newFold(ctx, t, first, end, tokens, data, store.Sum(data))
+		return c.newFold(ctx, t, first, end, tokens, data, store.Sum(data), summarize)
 	})
 	if err != nil {
 		return foldBlock{}, err
@@ -163,14 +164,14 @@ func (c *Compactor) fold(ctx context.Context, t *thread, first, end, tokens int)
 	return blk, nil
 }
 
-func (c *Compactor) newFold(ctx context.Context, t *thread, first, end, tokens int, data []byte, sum string) (foldBlock, error) {
+func (c *Compactor) newFold(ctx context.Context, t *thread, first, end, tokens int, data []byte, sum string, summarize bool) (foldBlock, error) {
 	ref := store.RefOf(sum)
 	f := Fold{First: first, Last: end - 1, Ref: ref, Tokens: tokens}
 	head := fmt.Sprintf("[crumb summary of messages %d-%d (%d messages, %s tokens), kept exactly as ref %s (a JSON array of the messages); read them with: %s]",
 		first+1, end, end-first, commas(tokens), ref, c.hintFor(ref))
 	digest := c.digest(t, first, end, c.opts.FoldTokens-c.opts.Counter.Count(head))
 	text := digest
-	if c.opts.Summarizer != nil {
+	if c.opts.Summarizer != nil && summarize {
 		// The summarizer's answer is cached beside the messages.
 		if _, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"}); err != nil {
 			return foldBlock{}, err

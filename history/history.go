@@ -15,7 +15,18 @@
 //     of turns at a time, into a running summary placed after the anchor:
 //     by the configured [Summarizer], or else by a deterministic extractive
 //     digest. The folded messages are stored exactly, as a JSON array, and
-//     the summary names their ref.
+//     the summary names their ref. The blocks merge level by level, a fold
+//     step of them into one, so the summary grows by a level each time the
+//     thread grows by a factor of the fold step; when it is still over
+//     budget it merges further, down to one block.
+//   - A thread still over budget after all this is returned as compacted
+//     as it gets, with [Result.OverBudget] set; [Result.BudgetNote] says
+//     which parts did not fit.
+//
+// A request body, message or content block that names a key twice is
+// refused with [ErrInput]: compaction would read and replace one of the two
+// members and pass the other through, and which one a provider's decoder
+// takes is not for crumb to guess.
 //
 // Compaction is a pure function of the thread and the options (and, with a
 // summarizer, of the summaries cached in the store), and it only ever
@@ -40,7 +51,8 @@ import (
 )
 
 // ErrInput means the thread could not be read: not JSON, not a messages
-// array or a request body holding one, or a message without a role.
+// array or a request body holding one, a message without a role, or a key
+// given twice in the body, a message or a content block.
 var ErrInput = errors.New("history: bad thread")
 
 // Defaults for a zero Options.
@@ -84,7 +96,9 @@ type Options struct {
 	// Summarizer, when set, writes the summary of folded turns; its
 	// answers are cached in the store beside the folded messages, so each
 	// block is written once. When it fails, the extractive digest is used
-	// and the Result says so.
+	// and the Result says so. It writes blocks of up to FoldStep² turns
+	// (the first two levels); the digest stands for larger merged blocks,
+	// whose messages no model should be sent whole.
 	Summarizer Summarizer
 	// Hint renders the read that recovers a stored result. Nil means the
 	// crumb command line ("crumb read REF").
