@@ -637,19 +637,7 @@ func TestDeterministic(t *testing.T) {
 func BenchmarkCompact200(b *testing.B) {
 	for _, f := range formats {
 		b.Run(string(f), func(b *testing.B) {
-			in := transcript(b, f, 200)
-			c := newCompactor(b, history.Options{Budget: 20000})
-			res, err := c.Compact(context.Background(), in)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(len(in)))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if res, err = c.Compact(context.Background(), in); err != nil {
-					b.Fatal(err)
-				}
-			}
+			res, _ := compactWarm(b, transcript(b, f, 200), 20000)
 			b.ReportMetric(float64(res.TokensBefore), "tokens-before")
 			b.ReportMetric(float64(res.TokensAfter), "tokens-after")
 			b.ReportMetric(100*float64(res.TokensBefore-res.TokensAfter)/float64(res.TokensBefore), "%saved")

@@ -485,21 +485,28 @@ func TestGrepQueryPointer(t *testing.T) {
 	}
 }
 
-// TestCompact compacts a thread over HTTP as history.Compact does, and the
-// breadcrumbs' refs read back in the same namespace.
-func TestCompact(t *testing.T) {
-	var tok server.Tokens
-	tok.ParseTokens("t1:one,t2:two")
-	ts := newServer(t, server.Options{Tokens: &tok})
+// bashThread is an OpenAI request body of n bash calls, each answered with
+// 300 numbered lines.
+func bashThread(n int) []byte {
 	var msgs []map[string]any
 	msgs = append(msgs, map[string]any{"role": "system", "content": "You fix builds."}, map[string]any{"role": "user", "content": "Make the tests pass."})
-	for i := 0; i < 30; i++ {
+	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("call_%d", i)
 		msgs = append(msgs,
 			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"go test ./..."}`}}}},
 			map[string]any{"role": "tool", "tool_call_id": id, "content": string(numberedLines(300))})
 	}
 	thread, _ := json.Marshal(map[string]any{"model": "gpt-x", "messages": msgs})
+	return thread
+}
+
+// TestCompact compacts a thread over HTTP as history.Compact does, and the
+// breadcrumbs' refs read back in the same namespace.
+func TestCompact(t *testing.T) {
+	var tok server.Tokens
+	tok.ParseTokens("t1:one,t2:two")
+	ts := newServer(t, server.Options{Tokens: &tok})
+	thread := bashThread(30)
 	a := ts.do(t, "POST", "/v1/compact?budget=3000&format=openai", "t1", bytes.NewReader(thread))
 	if a.status != 200 {
 		t.Fatalf("%d %s", a.status, a.body)
@@ -539,15 +546,7 @@ func TestCompact(t *testing.T) {
 // crumb compact prints.
 func TestCompactOverBudget(t *testing.T) {
 	ts := newServer(t, server.Options{})
-	var msgs []map[string]any
-	msgs = append(msgs, map[string]any{"role": "system", "content": "You fix builds."}, map[string]any{"role": "user", "content": "Make the tests pass."})
-	for i := 0; i < 30; i++ {
-		id := fmt.Sprintf("call_%d", i)
-		msgs = append(msgs,
-			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"go test ./..."}`}}}},
-			map[string]any{"role": "tool", "tool_call_id": id, "content": string(numberedLines(300))})
-	}
-	thread, _ := json.Marshal(map[string]any{"model": "gpt-x", "messages": msgs})
+	thread := bashThread(30)
 	a := ts.do(t, "POST", "/v1/compact?budget=500&format=openai", "", bytes.NewReader(thread))
 	if a.status != 200 || !json.Valid(a.body) {
 		t.Fatalf("%d %s", a.status, a.body)
