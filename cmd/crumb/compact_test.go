@@ -69,6 +69,7 @@ func TestCompactBadInput(t *testing.T) {
 		{`[]`, "--format mistral", "unknown format"},
 		{`[]`, "--budget -1", "--budget: -1 is out of range"},
 		{`[]`, "--recent 0", "--recent: 0 is out of range"},
+		{`{"messages":[{"role":"user","content":"a"}],"messages":[{"role":"user","content":"b"}]}`, "", `the key "messages" twice`},
 	} {
 		args := append([]string{"compact"}, strings.Fields(c.args)...)
 		code, _, stderr := runCrumb(t, t.TempDir(), strings.NewReader(c.in), args...)
