@@ -2,19 +2,17 @@ package crumb_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/bench"
-	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/project/projecttest"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
@@ -89,7 +87,10 @@ func checkContinuation(t *testing.T, st store.Store, v *crumb.View) {
 	}
 	defer obj.Close()
 	doc := recall.NewDoc(obj)
-	want := spansOf(t, doc, *v.Next)
+	want, err := projecttest.Spans(doc, *v.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(want) == 0 {
 		t.Fatalf("continuation %q names nothing", v.Next.Argv())
 	}
@@ -99,7 +100,9 @@ func checkContinuation(t *testing.T, st store.Store, v *crumb.View) {
 		render := crumb.LineRenderer(ctx, st)
 		pos := int64(0)
 		for _, s := range append(want, recall.Span{From: doc.Size(), To: doc.Size()}) {
-			checkInView(t, doc, v.Text, pos, s.From, render)
+			if err := projecttest.InView(doc, v.Text, pos, s.From, render); err != nil {
+				t.Fatal(err)
+			}
 			pos = s.To
 		}
 	}
@@ -134,7 +137,7 @@ func checkContinuation(t *testing.T, st store.Store, v *crumb.View) {
 			if len(got) > 0 && s.From < got[len(got)-1].To {
 				t.Fatalf("page of %q reads bytes %d-%d again (the pages before read up to %d)", req.Argv(), s.From, s.To, got[len(got)-1].To)
 			}
-			got = appendSpan(got, s)
+			got = projecttest.AppendSpan(got, s)
 		}
 		if p.Next == nil {
 			break
@@ -143,71 +146,6 @@ func checkContinuation(t *testing.T, st store.Store, v *crumb.View) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the pages read bytes %v; the view omits %v", got, want)
-	}
-}
-
-// spansOf returns the byte ranges a read of lines or bytes names, adjacent
-// ones merged.
-func spansOf(t *testing.T, doc *lines.Doc, r recall.Request) []recall.Span {
-	t.Helper()
-	total, err := doc.Lines()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []recall.Span
-	for _, s := range r.Ranges() {
-		from, to := s.From, s.To
-		if r.Lines != nil {
-			if from, err = doc.LineStart(s.From); err != nil {
-				t.Fatal(err)
-			}
-			to = doc.Size()
-			if s.To != 0 && s.To < total {
-				if to, err = doc.LineStart(s.To + 1); err != nil {
-					t.Fatal(err)
-				}
-			}
-		} else if to == 0 || to > doc.Size() {
-			to = doc.Size()
-		}
-		out = appendSpan(out, recall.Span{From: from, To: to})
-	}
-	return out
-}
-
-func appendSpan(ss []recall.Span, s recall.Span) []recall.Span {
-	if n := len(ss); n > 0 && ss[n-1].To == s.From {
-		ss[n-1].To = s.To
-		return ss
-	}
-	return append(ss, s)
-}
-
-// checkInView checks that the view shows the bytes [from, to): each line
-// of it, rendered as views render lines, appears in the view's text (as it
-// is, or escaped as a JSON string for views that are JSON documents).
-func checkInView(t *testing.T, doc *lines.Doc, view string, from, to int64, render recall.LineFunc) {
-	t.Helper()
-	for pos := from; pos < to; {
-		l, err := doc.ReadLine(pos, 1<<20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		end := min(l.End, to)
-		text := l.Text[:min(int64(len(l.Text)), end-pos)]
-		fragment := end < l.End && end-pos <= int64(len(l.Text)) || pos > l.Start
-		// Whole characters only: a line cut for the budget is cut at one.
-		for len(text) > 0 && !utf8.FullRune(text[len(text)-min(len(text), utf8.UTFMax):]) {
-			text = text[:len(text)-1]
-		}
-		s := strings.TrimSpace(render(text, fragment))
-		if s != "" && !strings.Contains(view, s) {
-			js, _ := json.Marshal(s)
-			if !strings.Contains(view, strings.Trim(string(js), `"`)) {
-				t.Fatalf("bytes %d-%d are outside every range the continuation names, but the view does not show them: %.200q\nview:\n%.3000s", pos, end, s, view)
-			}
-		}
-		pos = end
 	}
 }
 

@@ -32,6 +32,9 @@ package crumb
 
 import (
 	"github.com/crumb-dev/crumb/project"
+	// The kinds in packages of their own register themselves (see
+	// project.Register); every program that uses crumb projects them.
+	_ "github.com/crumb-dev/crumb/project/binary"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 )

@@ -21,7 +21,6 @@ import (
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
-	"github.com/crumb-dev/crumb/summarize"
 	"github.com/crumb-dev/crumb/tokens"
 )
 
@@ -40,7 +39,12 @@ const exactCountLimit = 64 << 10
 // directory, o200k_base, a 2,000-token budget.
 type Config struct {
 	// Store keeps results. Nil opens the default directory store
-	// (store.DefaultPath: $CRUMB_STORE or the user cache directory).
+	// (store.DefaultPath: $CRUMB_STORE or the user cache directory); when
+	// that cannot be opened (a directory other users may write to, a path
+	// that cannot be written), the Guard keeps no results but still
+	// projects them: its Store is a store.Unavailable, whose Err says why,
+	// and every view of a result it could not keep says so. A caller whose
+	// own store fails to open can pass store.NewUnavailable the same way.
 	Store store.Store
 	// Counter counts tokens. Nil means o200k_base.
 	Counter tokens.Counter
@@ -68,12 +72,14 @@ type Config struct {
 	// Hint renders a continuation in a view. Nil means the crumb command
 	// line ("crumb read REF --lines A:B").
 	Hint recall.Hint
-	// Summarizer, when set, writes an LLM summary of each projected result
-	// between the threshold and its maximum input, once the exact result
-	// is stored; a summary that fails, is invalid or quotes a fact the
-	// result does not hold gives the projection instead, marked as a
-	// fallback. Nil (the default) means no summaries.
-	Summarizer *summarize.Summarizer
+	// Summarizer, when set, writes an LLM summary of each projected text
+	// result, once the exact result is stored; the model reads the result
+	// whole up to its MaxInput tokens, else the result's projection within
+	// them. A summary that fails, is invalid, quotes what the result does
+	// not hold or addresses the reader gives the projection instead, marked
+	// as a fallback. Nil (the default) means no summaries, and links no
+	// model SDK.
+	Summarizer Summarizer
 	// Logger receives warnings (a store that failed, a projector that
 	// fell back). Nil discards them.
 	Logger *slog.Logger
@@ -134,12 +140,17 @@ func New(cfg Config) (*Guard, error) {
 	g.store = cfg.Store
 	if g.store == nil {
 		p, err := store.DefaultPath()
-		if err != nil {
-			return nil, fmt.Errorf("crumb: finding the store directory: %w", err)
+		var d *store.Dir
+		if err == nil {
+			d, err = store.OpenDir(p, store.DirOptions{Logger: g.cfg.Logger})
 		}
-		d, err := store.OpenDir(p, store.DirOptions{Logger: g.cfg.Logger})
 		if err != nil {
-			return nil, fmt.Errorf("crumb: opening the store: %w", err)
+			// Results still reach the model: small ones unchanged,
+			// larger ones by the bounded view of a result that could not
+			// be stored, which says why.
+			g.cfg.Logger.Warn("crumb: the store cannot be opened; results are not kept", "store", p, "err", err)
+			g.store = store.NewUnavailable(p, err)
+			return g, nil
 		}
 		g.store, g.ownsStore = d, true
 	}
@@ -268,9 +279,13 @@ type Receipt struct {
 }
 
 // SummaryReceipt holds facts about a summary: who wrote it, how long it
-// took, what the endpoint reported, which facts were checked, or why there
-// is none (Error, and the view is the projection).
+// took, what the model read, what the endpoint reported, how many quotes
+// were found in the result, or why there is none (Error, which never holds
+// the model's text, and the view is the projection).
 type SummaryReceipt struct {
+	// Input is what the model read: "whole" (the exact result) or
+	// "projected" (its projection within the summarizer's MaxInput).
+	Input     string   `json:"input,omitempty"`
 	Model     string   `json:"model,omitempty"`
 	LatencyMS *int64   `json:"latency_ms,omitempty"`
 	Attempts  []string `json:"attempts,omitempty"`
@@ -279,9 +294,14 @@ type SummaryReceipt struct {
 	InputTokens  *int64 `json:"input_tokens,omitempty"`
 	OutputTokens *int64 `json:"output_tokens,omitempty"`
 	Cached       bool   `json:"cached,omitempty"`
-	Facts        int    `json:"facts"`
-	Verified     int    `json:"verified"`
-	Error        string `json:"error,omitempty"`
+	// Facts counts the critical facts, Quotes the quotes they carry, and
+	// Verified the quotes found verbatim in the exact result (all of them:
+	// a quote not found fails the summary). A fact is the model's words and
+	// is never counted as verified.
+	Facts    int    `json:"facts"`
+	Quotes   int    `json:"quotes"`
+	Verified int    `json:"verified"`
+	Error    string `json:"error,omitempty"`
 }
 
 // Option adjusts one call to Project.
@@ -475,7 +495,16 @@ func (g *Guard) Project(ctx context.Context, res Result, opts ...Option) (*View,
 		return storeFailed(err)
 	}
 	if perr != nil {
-		return nil, perr
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The store lost the result while its view was built (Redis
+		// evicted it under maxmemory, a connection dropped): the result is
+		// not kept, and its view comes from the bytes in memory, as when
+		// storing fails.
+		g.cfg.Logger.Warn("crumb: reading back a stored result failed while its view was built", "tool", res.Tool, "ref", info.Ref, "err", perr)
+		rc.Ref, rc.Digest, rc.Stored = "", "", false
+		return storeFailed(lostWhileProjecting(perr))
 	}
 	if out.ResultTokens > 0 && !info.Truncated {
 		n := out.ResultTokens
@@ -895,10 +924,14 @@ func (g *Guard) lostView(ctx context.Context, res Result, kind Kind, keep *headT
 }
 
 // errorText shortens an error for a view: its message, without the chain of
-// contexts a log would want.
+// contexts a log would want. A store that could not be opened is named with
+// its whole reason, which is what its reader must act on.
 func errorText(err error) string {
 	var pe interface{ Unwrap() error }
 	msg := err.Error()
+	if errors.Is(err, store.ErrUnavailable) {
+		return msg
+	}
 	for errors.As(err, &pe) {
 		inner := pe.Unwrap()
 		if inner == nil {
@@ -911,3 +944,18 @@ func errorText(err error) string {
 	}
 	return msg
 }
+
+// lostError is the reason a result read as stored is not kept after all: a
+// read of it failed while its view was built (Redis evicted it, the
+// connection dropped, the projector failed on it). Its text is short, for the
+// view (the log gets the read's own error); it wraps nothing, for no
+// caller gets it as an error.
+type lostError struct{ err error }
+
+func (e *lostError) Error() string {
+	return "it could not be read back while its view was built: " + errorText(e.err)
+}
+
+// lostWhileProjecting wraps the error of a projection whose reads of the
+// stored result failed.
+func lostWhileProjecting(err error) error { return &lostError{err: err} }

@@ -16,25 +16,11 @@ import (
 
 // deepFail is a real go test -v run (from the corpus) with one failing
 // subtest deep in a long log, and an answer a model could give about it.
-const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":["--- FAIL: TestTour/tour_2","distance_test.go:50: Length([paris berlin vienna rome madrid lisbon paris]) = 5482.0 km, want 5484.7 km (±2.6)","the cause is that legs are truncated, not rounded"],"omitted":"the passing tests"}`
+const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":[{"fact":"TestTour/tour_2 fails","quotes":["--- FAIL: TestTour/tour_2"]},{"fact":"the tour measures 5482.0 km, not 5484.7 km","quotes":["distance_test.go:50: Length([paris berlin vienna rome madrid lisbon paris]) = 5482.0 km, want 5484.7 km (±2.6)"]},{"fact":"the cause is that legs are truncated, not rounded","quotes":["want 5484.7 km"]}],"omitted":"the passing tests"}`
 
 func summaryGuard(t *testing.T, models ...string) (*Guard, store.Store, *llmtest.Endpoint) {
 	t.Helper()
-	st, err := store.OpenDir(t.TempDir(), store.DirOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e := llmtest.Start(t, "openai", deepFailAnswer)
-	s, err := summarize.New(summarize.Config{API: summarize.OpenAI, BaseURL: e.BaseURL, Models: models, APIKey: llmtest.Key, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := New(Config{Store: st, Summarizer: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, st, e
+	return markGuard(t, deepFailAnswer, summarize.Config{Models: models, Timeout: 5 * time.Second})
 }
 
 func deepFail(t *testing.T) Result {
@@ -62,12 +48,13 @@ func TestSummaryView(t *testing.T) {
 		t.Fatalf("the exact result was not stored before the model was asked (%d results stored then)", stored)
 	}
 	if v.Receipt.Output != OutputSummarized || v.Receipt.Summary == nil || v.Receipt.Summary.Model != "ok" {
-		t.Fatalf("receipt: %+v", v.Receipt)
+		t.Fatalf("receipt: %+v, summary %+v", v.Receipt, v.Receipt.Summary)
 	}
-	if r := v.Receipt.Summary; r.Facts != 3 || r.Verified != 2 || r.InputTokens == nil || *r.InputTokens != 120 || r.LatencyMS == nil {
+	if r := v.Receipt.Summary; r.Facts != 3 || r.Quotes != 3 || r.Verified != 3 || r.Input != "whole" || r.InputTokens == nil || *r.InputTokens != 120 || r.LatencyMS == nil {
 		t.Errorf("summary receipt: %+v", r)
 	}
-	for _, want := range []string{"[crumb summary of a result (command): ref " + string(v.Ref), "2 of 3 critical facts checked", "✓ --- FAIL: TestTour/tour_2", "· the cause is", "overview: go test -v", "[next: crumb read " + string(v.Ref)} {
+	for _, want := range []string{"[crumb summary of a result (command): ref " + string(v.Ref), "3 passages quoted from the result", SummaryLegend,
+		"  1. TestTour/tour_2 fails\n     ✓ L", `: "--- FAIL: TestTour/tour_2"`, "  3. the cause is that legs are truncated, not rounded\n", "the model's overview: go test -v", "[next: crumb read " + string(v.Ref)} {
 		if !strings.Contains(v.Text, want) {
 			t.Errorf("the view lacks %q:\n%s", want, v.Text)
 		}

@@ -31,6 +31,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/tokens"
 )
@@ -197,9 +198,5 @@ func clip(s string) string {
 	if len(s) <= 80 {
 		return s
 	}
-	cut := 77
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return textfmt.Clip(s, 77, "...")
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
@@ -16,18 +15,6 @@ func commas(n int) string   { return textfmt.Int(int64(n)) }
 func sizeText(n int) string { return textfmt.Size(int64(n)) }
 
 func plural(n int, word string) string { return textfmt.Plural(int64(n), word) }
-
-// clipText cuts s to at most n bytes on a rune boundary, marking the cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
 
 func lineCount(b []byte) int {
 	if len(b) == 0 {
@@ -74,16 +61,16 @@ func foundLine(body []byte, kind string) string {
 			continue
 		}
 		if strings.HasPrefix(s, "[crumb ") {
-			return clipText(s, 240)
+			return textfmt.Clip(s, 240, "…")
 		}
 		if first == "" {
 			first = s
 		}
 		if rank.LineSeverity([]byte(s)) == rank.Error {
-			return clipText(s, 200)
+			return textfmt.Clip(s, 200, "…")
 		}
 	}
-	return clipText(first, 200)
+	return textfmt.Clip(first, 200, "…")
 }
 
 // jsonShape describes a JSON document in a few words: its top-level keys or
@@ -97,7 +84,7 @@ func jsonShape(body []byte) string {
 	case '{':
 		if o, err := parseObject(b); err == nil {
 			keys := o.o.Keys()
-			return clipText(fmt.Sprintf("a JSON object with %d keys: %s", len(keys), strings.Join(keys, ", ")), 200)
+			return textfmt.Clip(fmt.Sprintf("a JSON object with %d keys: %s", len(keys), strings.Join(keys, ", ")), 200, "…")
 		}
 	case '[':
 		var elems []json.RawMessage
@@ -130,7 +117,7 @@ func (c *Compactor) digest(t *thread, first, end, room int) string {
 			return "", false
 		}
 		body, kind := resultBytes(r.content)
-		f := clipText(foundLine(body, kind), 140)
+		f := textfmt.Clip(foundLine(body, kind), 140, "…")
 		if isBreadcrumb(r.content) {
 			f = "(a breadcrumb)"
 		}
@@ -155,10 +142,10 @@ func (c *Compactor) digest(t *thread, first, end, room int) string {
 		var l strings.Builder
 		l.WriteString("- " + m.role + ":")
 		if s := firstWords(contentText(messageText(m, t.format))); s != "" {
-			l.WriteString(" " + clipText(s, 120))
+			l.WriteString(" " + textfmt.Clip(s, 120, "…"))
 		}
 		for _, tc := range m.calls {
-			fmt.Fprintf(&l, " [called %s %s", tc.name, clipText(string(tc.args), 100))
+			fmt.Fprintf(&l, " [called %s %s", tc.name, textfmt.Clip(string(tc.args), 100, "…"))
 			if f, ok := found(tc.id); ok {
 				l.WriteString(" → " + f)
 			}
@@ -209,7 +196,7 @@ func firstWords(s string) string {
 	if strings.TrimSpace(rest) != "" {
 		line += " …"
 	}
-	return clipText(line, 200)
+	return textfmt.Clip(line, 200, "…")
 }
 
 // countable returns the text of a message that its tokens are counted on,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 )
@@ -103,7 +104,7 @@ func (c *Compactor) breadcrumb(tc toolCall, hasCall bool, body []byte, kind stri
 		b.WriteString(tc.name)
 		if len(tc.args) > 0 {
 			b.WriteByte(' ')
-			b.WriteString(clipText(string(tc.args), 300))
+			b.WriteString(textfmt.Clip(string(tc.args), 300, "…"))
 		}
 	} else {
 		b.WriteString("tool result")

@@ -15,6 +15,7 @@ import (
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/summarize"
+	"github.com/crumb-dev/crumb/summarize/openai"
 )
 
 func newStore(t testing.TB) store.Store {
@@ -685,8 +686,8 @@ func TestSummaryMergesOldBlocks(t *testing.T) {
 // lying one gives the digest, marked as a fallback.
 func TestLLMSummaries(t *testing.T) {
 	in := transcript(t, history.OpenAI, 60)
-	e := llmtest.Start(t, "openai", `{"overview":"The agent ran its tools one by one.","critical_facts":["it began with \"Step 1: I will run\""],"omitted":"the results"}`)
-	s, err := summarize.New(summarize.Config{API: summarize.OpenAI, BaseURL: e.BaseURL, Models: []string{"ok"}, APIKey: llmtest.Key})
+	e := llmtest.Start(t, "openai", `{"overview":"The agent ran its tools one by one.","critical_facts":[{"fact":"it began with its first step","quotes":["Step 1: I will run"]}],"omitted":"the results"}`)
+	s, err := openai.New(summarize.Config{BaseURL: e.BaseURL, Models: []string{"ok"}, APIKey: llmtest.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -694,10 +695,10 @@ func TestLLMSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Folds) == 0 || !res.Folds[0].Summarized || !bytes.Contains(res.Body, []byte(`✓ it began with`)) {
+	if len(res.Folds) == 0 || !res.Folds[0].Summarized || !bytes.Contains(res.Body, []byte(`- it began with its first step\n  ✓ \"Step 1: I will run\"`)) {
 		t.Fatalf("folds %+v", res.Folds)
 	}
-	liar, err := summarize.New(summarize.Config{API: summarize.OpenAI, BaseURL: e.BaseURL, Models: []string{"lying"}, APIKey: llmtest.Key})
+	liar, err := openai.New(summarize.Config{BaseURL: e.BaseURL, Models: []string{"lying"}, APIKey: llmtest.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -705,7 +706,7 @@ func TestLLMSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Folds) == 0 || !res.Folds[0].Fallback || !strings.Contains(res.Folds[0].Err, "not in the result") {
+	if len(res.Folds) == 0 || !res.Folds[0].Fallback || !strings.Contains(res.Folds[0].Err, "the quote check") {
 		t.Fatalf("a lying model: folds %+v", res.Folds)
 	}
 }

@@ -23,7 +23,7 @@ func (l llm) Summarize(ctx context.Context, req SummaryRequest) (string, error) 
 	sum, err := l.s.Summarize(ctx, summarize.Request{
 		Tool:   "conversation",
 		Intent: "summarize these earlier turns of an agent's conversation so the agent can continue its task",
-		View:   req.Digest + "\n\nThe messages, as JSON:\n" + string(data),
+		Text:   req.Digest + "\n\nThe messages, as JSON:\n" + string(data),
 		Digest: "history:" + store.Sum(data),
 		Source: bytes.NewReader(data), Size: int64(len(data)),
 	})
@@ -34,8 +34,13 @@ func (l llm) Summarize(ctx context.Context, req SummaryRequest) (string, error) 
 	if o, ok := sum.Fields["overview"].(string); ok {
 		b.WriteString(o)
 	}
+	// The facts are the model's words; only their quotes were found in
+	// the folded messages.
 	for _, f := range sum.Facts {
-		fmt.Fprintf(&b, "\n%s %s", f.Mark(), f.Text)
+		fmt.Fprintf(&b, "\n- %s", f.Text)
+		for _, q := range f.Quotes {
+			fmt.Fprintf(&b, "\n  ✓ %q", q.Text)
+		}
 	}
 	return strings.TrimSpace(b.String()), nil
 }

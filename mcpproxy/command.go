@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/crumb-dev/crumb/internal/lazyre"
+	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
 // DefaultTerminateDuration is how long closing a command's connection waits
@@ -253,9 +254,11 @@ func (w *tailWriter) suffix() string {
 	return "; its stderr says: " + strings.Join(said, " | ")
 }
 
+// clipLine bounds a line of stderr quoted in an error, dropping what is not
+// UTF-8 from a line it cuts.
 func clipLine(l string) string {
 	if len(l) > 300 {
-		return strings.ToValidUTF8(l[:300], "") + "…"
+		return strings.ToValidUTF8(textfmt.Clip(l, 300, ""), "") + "…"
 	}
 	return l
 }

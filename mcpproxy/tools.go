@@ -15,6 +15,7 @@ import (
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/jsonobj"
 	"github.com/crumb-dev/crumb/internal/lazyre"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
@@ -128,6 +129,13 @@ type toolDef struct {
 
 const readOnly = `{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`
 
+// intProp is the JSON schema of a whole-number argument, preceded by a
+// comma: its range is the one every surface checks (internal/limits).
+func intProp(name string, lim limits.Limit, description string) string {
+	desc, _ := json.Marshal(description) // a string always marshals
+	return fmt.Sprintf(`,%q:{"type":"integer","minimum":%d,"maximum":%d,"description":%s}`, name, lim.Min, lim.Max, desc)
+}
+
 func (p *Proxy) buildTools() []json.RawMessage {
 	ref := `"ref":{"type":"string","description":"The ref of the saved result: 16 hex digits, as the result's header or continuation gives it."}`
 	rev := `"rev":{"type":"string","description":"The revision a continuation gives; copy it as it is."}`
@@ -151,10 +159,10 @@ func (p *Proxy) buildTools() []json.RawMessage {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` + ref +
 			`,"pattern":{"type":"string","description":"An RE2 regular expression matched against each line."}` +
 			`,"ignore_case":{"type":"boolean","description":"Match without regard to case."}` +
-			`,"context":{"type":"integer","minimum":0,"description":"Lines of context shown before and after each match."}` +
-			`,"max":{"type":"integer","minimum":0,"description":"The most matches to show in all."}` +
-			`,"from":{"type":"integer","minimum":0,"description":"The line to start searching at."}` +
-			`,"skip":{"type":"integer","minimum":0,"description":"Matches already shown; continuations set it."},` + rev +
+			intProp("context", limits.Context, "Lines of context shown before and after each match.") +
+			intProp("max", limits.Matches, "The most matches to show in all.") +
+			intProp("from", limits.From, "The line to start searching at.") +
+			intProp("skip", limits.Skip, "Matches to pass over from the start; with \"from\", the matches before that line, which earlier pages showed (continuations set both).") + "," + rev +
 			`},"required":["ref","pattern"],"additionalProperties":false}`),
 		Annotations: json.RawMessage(readOnly),
 	}, {
@@ -402,7 +410,9 @@ func (p *Proxy) toolError(req recall.Request, err error) error {
 		return p.hint(r)
 	})
 	out = strings.ReplaceAll(out, "with --pointer first", "with "+p.names.Query+" and a \"pointer\" first")
-	out = strings.ReplaceAll(out, "--from ", `"from" `)
+	for _, flag := range []string{"from", "skip", "max"} {
+		out = strings.ReplaceAll(out, "--"+flag+" ", `"`+flag+`" `)
+	}
 	if out == msg {
 		return err
 	}
@@ -492,33 +502,30 @@ func (p *Proxy) parseOwn(name string, args json.RawMessage) (recall.Request, err
 	return req, req.Validate()
 }
 
-// The largest numbers crumb's tools take: far beyond any stored result
-// (which a store caps at MaxKeep bytes), and far enough below the largest
-// int64 that no sum of them overflows.
-const (
-	maxCount   = 1 << 40 // matches, lines or offsets
-	maxContext = 1000    // lines of context around a match
-)
-
-// checkBounds checks the numbers of a request against the limits above,
-// before anything adds them up.
+// checkBounds checks the numbers of a request against the limits every
+// surface takes (internal/limits), before anything adds them up.
 func checkBounds(r recall.Request) error {
 	for _, sp := range []struct {
 		name string
 		sp   *recall.Span
 	}{{"lines", r.Lines}, {"bytes", r.Bytes}} {
-		if sp.sp != nil && (sp.sp.From > maxCount || sp.sp.To > maxCount) {
-			return fmt.Errorf("%w: %q %s reaches past %s; no stored result is that large", recall.ErrBadRequest, sp.name, sp.sp, textfmt.Int(maxCount))
+		if sp.sp == nil {
+			continue
+		}
+		for _, v := range []int64{sp.sp.From, sp.sp.To} {
+			if err := limits.Position.Check(v); err != nil {
+				return fmt.Errorf("%w: %q %s: %w; no stored result is that large", recall.ErrBadRequest, sp.name, sp.sp, err)
+			}
 		}
 	}
 	if g := r.Grep; g != nil {
 		for _, n := range []struct {
-			name  string
-			v     int64
-			limit int64
-		}{{"context", int64(g.Context), maxContext}, {"max", int64(g.Max), maxCount}, {"from", g.From, maxCount}, {"skip", int64(g.Skip), maxCount}} {
-			if n.v < 0 || n.v > n.limit {
-				return fmt.Errorf("%w: %q is %d; give a whole number from 0 to %s", recall.ErrBadRequest, n.name, n.v, textfmt.Int(n.limit))
+			name string
+			v    int64
+			lim  limits.Limit
+		}{{"context", int64(g.Context), limits.Context}, {"max", int64(g.Max), limits.Matches}, {"from", g.From, limits.From}, {"skip", int64(g.Skip), limits.Skip}} {
+			if err := n.lim.Check(n.v); err != nil {
+				return fmt.Errorf("%w: %q: %w", recall.ErrBadRequest, n.name, err)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
@@ -80,12 +81,12 @@ func TestOwnToolRanges(t *testing.T) {
 	p := newTestProxy(t, Names{})
 	ref := textRef(t, p)
 	for _, c := range []struct{ tool, args, want string }{
-		{"crumb_search", `{"ref":"R","pattern":"hello","skip":9223372036854775807}`, `"skip" is 9223372036854775807`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","skip":9223372036854775807}`, `"skip": 9,223,372,036,854,775,807 is out of range: want 0 to 1,099,511,627,776 (matches)`},
 		{"crumb_search", `{"ref":"R","pattern":"hello","skip":9223372036854775807,"max":3}`, `"skip"`},
 		{"crumb_search", `{"ref":"R","pattern":"hello","max":9223372036854775807}`, `"max"`},
 		{"crumb_search", `{"ref":"R","pattern":"hello","from":9223372036854775807}`, `"from"`},
 		{"crumb_search", `{"ref":"R","pattern":"hello","context":9223372036854775807}`, `"context"`},
-		{"crumb_search", `{"ref":"R","pattern":"hello","context":-1}`, `"context" is -1`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","context":-1}`, `"context": -1 is out of range: want 0 to 1,000 (lines)`},
 		{"crumb_search", `{"ref":"R","pattern":"hello","skip":1e30}`, `arguments`},
 		{"crumb_read", `{"ref":"R","lines":"9223372036854775807:"}`, `"lines"`},
 		{"crumb_read", `{"ref":"R","lines":"1:9223372036854775807"}`, `"lines"`},
@@ -101,6 +102,57 @@ func TestOwnToolRanges(t *testing.T) {
 	// The proxy still answers.
 	if a := ownCall(t, p, "crumb_search", `{"ref":"`+ref+`","pattern":"hello","skip":4990}`); a.IsError {
 		t.Errorf("a search in range fails: %s", a.text())
+	}
+}
+
+// TestOwnToolsShareTheLimits (issue 20 item 10): crumb's tools take the
+// numbers the command line and the sidecar take (one table,
+// internal/limits), and a skip past the last match says how many there
+// are instead of numbering matches from past the result.
+func TestOwnToolsShareTheLimits(t *testing.T) {
+	p := newTestProxy(t, Names{})
+	ref := textRef(t, p) // 5,000 lines, each a match of "hello"
+	for _, c := range []struct{ tool, args, want string }{
+		{"crumb_search", `{"ref":"R","pattern":"hello","skip":2147483647}`, `"skip" 2,147,483,647 is past the last match: R has only 5,000 matches of "hello" in 5,000 lines`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","skip":1099511627777}`, `"skip": 1,099,511,627,777 is out of range: want 0 to 1,099,511,627,776 (matches)`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","context":1001}`, `want 0 to 1,000 (lines)`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","from":9007199254740993}`, `want 0 to 9,007,199,254,740,992 (line number)`},
+		{"crumb_search", `{"ref":"R","pattern":"hello","from":2147483648}`, `"from" 2147483648 is past the end`},
+		{"crumb_read", `{"ref":"R","lines":"1:9007199254740993"}`, `"lines"`},
+	} {
+		args := strings.ReplaceAll(c.args, `"R"`, `"`+ref+`"`)
+		want := strings.ReplaceAll(c.want, "R has", ref+" has")
+		a := ownCall(t, p, c.tool, args)
+		if !a.IsError || !strings.Contains(a.text(), want) {
+			t.Errorf("%s %s: want an error with %s, got %+v", c.tool, args, want, a)
+		}
+	}
+	// The tools say so in their schemas.
+	var search struct {
+		InputSchema struct {
+			Properties map[string]struct {
+				Type string `json:"type"`
+				Min  *int64 `json:"minimum"`
+				Max  *int64 `json:"maximum"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	for _, raw := range p.buildTools() {
+		if strings.Contains(string(raw), `"name":"crumb_search"`) {
+			if err := json.Unmarshal(raw, &search); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, lim := range map[string]limits.Limit{"context": limits.Context, "max": limits.Matches, "from": limits.From, "skip": limits.Skip} {
+		pr := search.InputSchema.Properties[name]
+		if pr.Type != "integer" || pr.Min == nil || pr.Max == nil || *pr.Min != lim.Min || *pr.Max != lim.Max {
+			t.Errorf("crumb_search's %q schema: %+v, want minimum %d and maximum %d", name, pr, lim.Min, lim.Max)
+		}
+	}
+	a := ownCall(t, p, "crumb_search", `{"ref":"`+ref+`","pattern":"hello","skip":4997}`)
+	if a.IsError || !strings.Contains(a.text(), `"hello": matches 4,998-5,000 of 5,000`) {
+		t.Errorf("a skip of 4,997 of 5,000 matches: %s", a.text())
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 func init() {
@@ -302,7 +303,7 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	in, e := p.in, p.e
 	p.status = ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)
 	if cmd := cmdCommandLine(in); cmd != "" {
-		p.command = "$ " + cmdClip(textfmt.CleanLine([]byte(cmd)), 240)
+		p.command = "$ " + textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…")
 	}
 	p.runs = slices.Clone(p.scan.runs)
 	slices.SortFunc(p.runs, func(a, b cmdRun) int { return int(a.first - b.first) })
@@ -552,7 +553,7 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 	}
 	e := p.e
 	// Read no more of a line than its share of the view could show.
-	l, err := e.doc.ReadLine(start, min(e.maxLineBytes(), p.lineCap*16+64))
+	l, err := e.doc.ReadLine(start, min(e.maxLineBytes(), tokens.MaxBytes(p.lineCap)))
 	if err != nil {
 		return nil, err
 	}
@@ -571,7 +572,7 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 			if b, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(b) == 1 && b[0] == '\n' {
 				contentEnd--
 			}
-			k := min(int64(p.lineCap*16+64), contentEnd-l.Start)
+			k := min(int64(tokens.MaxBytes(p.lineCap)), contentEnd-l.Start)
 			tail, err := e.doc.ReadRange(contentEnd-k, contentEnd)
 			if err != nil {
 				return nil, err
@@ -1114,12 +1115,4 @@ func (p *cmdProjector) drop(want, prio int) {
 	for dropped := 0; dropped < want && p.lowest() == prio; {
 		dropped += p.unpick().cost
 	}
-}
-
-// cmdClip shortens s to at most n bytes on a rune boundary, marking the cut.
-func cmdClip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return string(textfmt.CutUTF8([]byte(s), n)) + "…"
 }

@@ -1,11 +1,11 @@
 package project
 
 import (
-	"container/heap"
 	"math"
 	"slices"
 
 	"github.com/crumb-dev/crumb/internal/drain"
+	"github.com/crumb-dev/crumb/internal/topk"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/project/sections"
 )
@@ -87,41 +87,20 @@ func (a cmdEvidence) severe() int {
 	return 0
 }
 
-// cmdEvidenceHeap is a min-heap of evidence by better: its root is the worst
-// kept, the one a better line replaces.
-type cmdEvidenceHeap []cmdEvidence
-
-func (h cmdEvidenceHeap) Len() int           { return len(h) }
-func (h cmdEvidenceHeap) Less(i, j int) bool { return h[j].better(h[i]) }
-func (h cmdEvidenceHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cmdEvidenceHeap) Push(x any)        { *h = append(*h, x.(cmdEvidence)) }
-func (h *cmdEvidenceHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// keep adds ev to a heap of at most n, dropping the worst.
-func (h *cmdEvidenceHeap) keep(ev cmdEvidence, n int) {
-	switch {
-	case len(*h) < n:
-		heap.Push(h, ev)
-	case ev.better((*h)[0]):
-		(*h)[0] = ev
-		heap.Fix(h, 0)
-	}
-}
+// worseEvidence reports whether a ranks below b: the order of the topk
+// heaps of evidence, whose root is the worst kept, the one a better line
+// replaces.
+func worseEvidence(a, b cmdEvidence) bool { return b.better(a) }
 
 // cmdRanker keeps a scan's evidence and ranks it.
 type cmdRanker struct {
 	miner *drain.Miner
-	count []int64         // lines met, per template
-	known map[uint64]int  // the template of lines met before, by cmdLineHash
-	kept  []uint8         // evidence lines kept, per template
-	cand  []cmdEvidence   // the first evidence lines of each template
-	other cmdEvidenceHeap // evidence the miner could not place (ranked by class while scanning)
-	hits  cmdEvidenceHeap // lines kept for the intent (ranked by a first guess while scanning)
+	count []int64        // lines met, per template
+	known map[uint64]int // the template of lines met before, by cmdLineHash
+	kept  []uint8        // evidence lines kept, per template
+	cand  []cmdEvidence  // the first evidence lines of each template
+	other []cmdEvidence  // evidence the miner could not place (ranked by class while scanning)
+	hits  []cmdEvidence  // lines kept for the intent (ranked by a first guess while scanning)
 
 	m  *rank.Matcher // nil without an intent
 	st *rank.Stats
@@ -223,7 +202,7 @@ func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, 
 	if m.fam != famNone {
 		ev.tmpl = r.mine(m.fam, t, no)
 		if ev.tmpl == drain.Other {
-			r.other.keep(ev, cmdMaxOther)
+			topk.Keep(&r.other, cmdMaxOther, ev, worseEvidence)
 			return
 		}
 		limit := uint8(cmdMaxPerTmpl)
@@ -233,7 +212,7 @@ func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, 
 		switch {
 		case r.kept[ev.tmpl] >= limit:
 		case len(r.cand) >= cmdMaxCand:
-			r.other.keep(ev, cmdMaxOther)
+			topk.Keep(&r.other, cmdMaxOther, ev, worseEvidence)
 			return
 		default:
 			r.kept[ev.tmpl]++
@@ -253,7 +232,7 @@ func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, 
 		if ev.def {
 			ev.rank *= 2 // a definition is kept before the lines that use its name
 		}
-		r.hits.keep(ev, cmdMaxIntent)
+		topk.Keep(&r.hits, cmdMaxIntent, ev, worseEvidence)
 	}
 }
 
@@ -282,7 +261,7 @@ func (r *cmdRanker) mine(f cmdFamily, t []byte, no int64) int {
 // rank weighs the evidence kept, once the scan has seen units lines of the
 // lines numbered 1 to total, and returns it best first.
 func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
-	evs := slices.Concat(r.cand, []cmdEvidence(r.other), []cmdEvidence(r.hits))
+	evs := slices.Concat(r.cand, r.other, r.hits)
 	// What one word met exactly, in one line only, scores: the intent's
 	// unit, so that a line's intent says how many such words it holds.
 	unit := rank.Exact.Weight() * math.Log(1+(float64(units)-0.5)/1.5)

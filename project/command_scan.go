@@ -2,9 +2,10 @@ package project
 
 import (
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/crumb-dev/crumb/internal/topk"
 )
 
 // The command projector learns what it needs from one pass over the output:
@@ -72,23 +73,13 @@ type cmdRun struct {
 
 func (r *cmdRun) lines() int64 { return r.last - r.first + 1 }
 
-// cmdRunHeap is a min-heap of runs by length.
-type cmdRunHeap []cmdRun
-
-func (h cmdRunHeap) Len() int { return len(h) }
-func (h cmdRunHeap) Less(i, j int) bool {
-	if h[i].lines() != h[j].lines() {
-		return h[i].lines() < h[j].lines()
+// shorterRun reports whether run a ranks below b: shorter, or as long and
+// later. The runs kept are a topk heap by it.
+func shorterRun(a, b cmdRun) bool {
+	if a.lines() != b.lines() {
+		return a.lines() < b.lines()
 	}
-	return h[i].first > h[j].first
-}
-func (h cmdRunHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *cmdRunHeap) Push(x any)   { *h = append(*h, x.(cmdRun)) }
-func (h *cmdRunHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return a.first > b.first
 }
 
 // cmdSlot remembers the last line of a shape, for finding repeats.
@@ -119,7 +110,7 @@ type cmdScan struct {
 	inRun  bool
 	floor  int64 // the first line a new run may start at: after the last run kept
 	cur    cmdRun
-	runs   cmdRunHeap
+	runs   []cmdRun // the longest, a topk heap by shorterRun
 	closed bool
 }
 
@@ -257,12 +248,9 @@ func (s *cmdScan) endRun(to int64) {
 		return
 	}
 	s.floor = r.last + 1 // runs kept do not overlap
-	if len(s.runs) < cmdMaxRuns {
-		heap.Push(&s.runs, r)
-	} else if s.runs[0].lines() < r.lines() {
-		s.runs[0] = r
-		heap.Fix(&s.runs, 0)
-	}
+	// A run starts after every run kept, so a run as long as the
+	// shortest kept never replaces it.
+	topk.Keep(&s.runs, cmdMaxRuns, r, shorterRun)
 }
 
 // cmdShapeKey hashes the shape of a line: its first 16 bytes after the

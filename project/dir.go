@@ -2,7 +2,6 @@ package project
 
 import (
 	"bytes"
-	"container/heap"
 	"context"
 	"fmt"
 	"math/bits"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/internal/topk"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -778,7 +778,7 @@ type dirStats struct {
 	reported          bool
 	repFiles, repDirs int64
 
-	index pathHeap // the shallowest paths not shown, bounded
+	index []indexed // the shallowest paths not shown, a topk heap by indexAfter
 	limit int
 	// lines holds the entries in the listing's gaps; indexed those not in
 	// the index.
@@ -807,21 +807,6 @@ type indexed struct {
 	path  string
 	dir   bool
 	inner bool // inside a collapsed directory
-}
-
-// pathHeap keeps the shallowest, then earliest, paths: the deepest or
-// latest sits at the root, ready to be replaced.
-type pathHeap []indexed
-
-func (h pathHeap) Len() int            { return len(h) }
-func (h pathHeap) Less(i, j int) bool  { return indexAfter(h[i], h[j]) }
-func (h pathHeap) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
-func (h *pathHeap) Push(x interface{}) { *h = append(*h, x.(indexed)) }
-func (h *pathHeap) Pop() interface{} {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // indexAfter reports whether a comes after b in the index's priority: the
@@ -964,15 +949,9 @@ func (st *dirStats) offer(e dirEntry, inner bool) {
 	}
 	st.inGaps++
 	x := indexed{line: e.line, depth: e.depth, dir: e.dir, inner: inner}
-	if len(st.index) < st.limit {
-		x.path = string(e.path)
-		heap.Push(&st.index, x)
-		return
-	}
-	if st.limit > 0 && indexAfter(st.index[0], x) {
-		x.path = string(e.path)
-		st.index[0] = x
-		heap.Fix(&st.index, 0)
+	if topk.Admits(st.index, st.limit, x, indexAfter) {
+		x.path = string(e.path) // only for a path kept
+		topk.Keep(&st.index, st.limit, x, indexAfter)
 	}
 }
 

@@ -2,7 +2,6 @@ package project
 
 import (
 	"bytes"
-	"container/heap"
 	"math/bits"
 	"regexp"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/internal/topk"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/recall"
 )
@@ -62,7 +62,7 @@ type dirMatcher struct {
 	combos, unseen     map[uint32]int64
 	overflow, unseenOv int64
 
-	buckets []matchHeap
+	buckets [][]*dirMatch // per word, its best candidates: a topk heap by worseMatch
 }
 
 // listingWords describe a listing, or the asking, rather than what is
@@ -128,7 +128,7 @@ func newDirMatcher(in *Input) *dirMatcher {
 	m := rank.NewMatcher(it)
 	return &dirMatcher{
 		m: m, st: rank.NewStats(m),
-		buckets: make([]matchHeap, m.N()),
+		buckets: make([][]*dirMatch, m.N()),
 		combos:  map[uint32]int64{}, unseen: map[uint32]int64{},
 	}
 }
@@ -186,12 +186,7 @@ func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
 			}
 			x.ctx = append([]lineAt(nil), ctx...)
 		}
-		if len(*b) < maxIntentPerWord {
-			heap.Push(b, x)
-		} else {
-			(*b)[0] = x
-			heap.Fix(b, 0)
-		}
+		topk.Keep(b, maxIntentPerWord, x, worseMatch)
 	}
 }
 
@@ -207,21 +202,8 @@ func matchWorse(x *dirMatch, raw, depth int, line int64) bool {
 	return x.at.line > line
 }
 
-// matchHeap keeps a word's best candidates, the worst at the root.
-type matchHeap []*dirMatch
-
-func (h matchHeap) Len() int { return len(h) }
-func (h matchHeap) Less(i, j int) bool {
-	return matchWorse(h[i], h[j].raw, h[j].depth, h[j].at.line)
-}
-func (h matchHeap) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
-func (h *matchHeap) Push(x interface{}) { *h = append(*h, x.(*dirMatch)) }
-func (h *matchHeap) Pop() interface{} {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
+// worseMatch reports whether candidate a ranks below b.
+func worseMatch(a, b *dirMatch) bool { return matchWorse(a, b.raw, b.depth, b.at.line) }
 
 // ranked returns the candidates, best first: scored by rank.Fields, the
 // entry's name as its name field and the directories above it as its head,

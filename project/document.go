@@ -464,7 +464,7 @@ func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool
 		l.facts = append(l.facts, "ran "+cmdDuration(in.Duration))
 	}
 	if cmd := cmdCommandLine(in); cmd != "" {
-		l.prelude = append(l.prelude, "$ "+cmdClip(textfmt.CleanLine([]byte(cmd)), 240))
+		l.prelude = append(l.prelude, "$ "+textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…"))
 	}
 	out, ok, err := documentView(ctx, e, l, f, intent, false, headShare)
 	if err != nil || !ok || in.Counter.Count(out.Text) > in.Budget {

@@ -8,6 +8,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 // An excerpt is a run of the result shown as it is (each line rendered by
@@ -48,7 +49,7 @@ func newExcerptor(in *Input, numbers bool) (*excerptor, error) {
 
 // maxLineBytes bounds how much of one line is read: a line can't cost fewer
 // than about one token per 16 bytes, so more could never fit the budget.
-func (e *excerptor) maxLineBytes() int { return e.in.Budget*16 + 64 }
+func (e *excerptor) maxLineBytes() int { return tokens.MaxBytes(e.in.Budget) }
 
 func (e *excerptor) render(b []byte, line int64, fragment bool) string {
 	return e.numPrefix(line) + e.in.Line(b, fragment)

@@ -564,13 +564,19 @@ func linesList(ls []int64) string {
 	return "lines " + strings.Join(parts, ", ")
 }
 
+// fileClip cleans s and shortens it to n characters, the last of them "…"
+// when it cuts.
 func fileClip(s string, n int) string {
 	s = textfmt.CleanLine([]byte(s))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	at := 0
+	for range n - 1 {
+		_, w := utf8.DecodeRuneInString(s[at:])
+		at += w
+	}
+	return textfmt.Clip(s, at, "…")
 }
 
 func (v *fileView) focusPattern(ctx context.Context) (*focusPlan, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/jsonscan"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 func init() {
@@ -117,7 +118,7 @@ func (v *jsonView) facts() string {
 
 // wholeMaxBytes is the largest document the projector tries to show whole:
 // none larger could fit a budget of that many bytes / 16 tokens anyway.
-func (v *jsonView) wholeMaxBytes() int64 { return int64(v.in.Budget)*16 + 64 }
+func (v *jsonView) wholeMaxBytes() int64 { return int64(tokens.MaxBytes(v.in.Budget)) }
 
 // whole shows a document that fits the budget as it is.
 func (v *jsonView) whole() (Output, bool, error) {

@@ -55,20 +55,12 @@ type logIntent struct {
 // newLogIntent returns the intent state for the words of intent, or nil
 // when it has none.
 func newLogIntent(intent string) *logIntent {
-	it := rank.Parse(intent).Without(func(w rank.Word) bool { return logStopWords[w.Text] })
+	it := rank.Parse(intent).Without(func(w rank.Word) bool { return rank.LogStopWord(w.Text) })
 	if it.Empty() {
 		return nil
 	}
 	m := rank.NewMatcher(it)
 	return &logIntent{m: m, st: rank.NewStats(m), index: map[logIntentKey]int{}}
-}
-
-// logStopWords are words of an intent that name the log, or the act of
-// reading it, rather than what to find in it.
-var logStopWords = map[string]bool{
-	"log": true, "logs": true, "show": true, "line": true, "lines": true, "entry": true, "entries": true,
-	"output": true, "print": true, "display": true, "view": true, "did": true, "could": true, "happen": true,
-	"happened": true, "get": true, "got": true,
 }
 
 // match returns the levels at which line meets the words; 0 when it meets

@@ -17,6 +17,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 func init() {
@@ -727,7 +728,7 @@ func (m *mcpProjection) put(data []byte, meta store.Meta) (store.Ref, error) {
 // count returns the tokens of b, or -1 when b is too long to fit the
 // budget at all (about 16 bytes a token at best), without counting it.
 func (m *mcpProjection) count(b []byte) int {
-	if len(b) > m.in.Budget*16+64 {
+	if len(b) > tokens.MaxBytes(m.in.Budget) {
 		return -1
 	}
 	return m.in.Counter.Count(string(b))
@@ -1041,6 +1042,11 @@ type bytesSource struct {
 }
 
 func (b *bytesSource) Info() store.Info { return b.info }
+
+// BytesSource returns data as a [Source] with the Info a store gives it
+// (digest, ref, newline counts): the input of a projector's tests, for a
+// kind in a package of its own.
+func BytesSource(data []byte) Source { return newBytesSource(data) }
 
 func newBytesSource(data []byte) *bytesSource {
 	// The digest a store gives these bytes, so that reads of the copy

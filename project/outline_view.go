@@ -1,13 +1,13 @@
 package project
 
 import (
-	"container/heap"
 	"context"
 	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/topk"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -15,21 +15,6 @@ import (
 type rankedDef struct {
 	d    *srcDef
 	rank int
-}
-
-// defHeap keeps the most important definitions offered to it, up to a
-// bound: the least important one sits at the root, ready to be replaced.
-type defHeap []rankedDef
-
-func (h defHeap) Len() int            { return len(h) }
-func (h defHeap) Less(i, j int) bool  { return lessImportant(h[i], h[j]) }
-func (h defHeap) Swap(i, j int)       { h[i], h[j] = h[j], h[i] }
-func (h *defHeap) Push(x interface{}) { *h = append(*h, x.(rankedDef)) }
-func (h *defHeap) Pop() interface{} {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // lessImportant orders definitions for dropping: a lower rank first; among
@@ -49,21 +34,14 @@ func lessImportant(a, b rankedDef) bool {
 
 // outline is the index of the definitions in the lines a view omits.
 type outline struct {
-	keep  defHeap
+	keep  []rankedDef // the most important offered, a topk heap by lessImportant
 	limit int
 	total int // definitions in the omitted lines, listed or not
 }
 
 func (o *outline) offer(d rankedDef) {
 	o.total++
-	if len(o.keep) < o.limit {
-		heap.Push(&o.keep, d)
-		return
-	}
-	if o.limit > 0 && lessImportant(o.keep[0], d) {
-		o.keep[0] = d
-		heap.Fix(&o.keep, 0)
-	}
+	topk.Keep(&o.keep, o.limit, d, lessImportant)
 }
 
 // lineSpans is a sorted list of line ranges, inclusive.

@@ -162,7 +162,7 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 	}
 	command := ""
 	if cmd := cmdCommandLine(in); cmd != "" {
-		command = "$ " + cmdClip(textfmt.CleanLine([]byte(cmd)), 240)
+		command = "$ " + textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…")
 	}
 	// The room for the units: the budget less a header naming many
 	// omitted ranges (it names at most three and a count), the command

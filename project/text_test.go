@@ -151,24 +151,6 @@ func TestTextNeverShowsRawControlBytes(t *testing.T) {
 
 func isValidUTF8(s string) bool { return strings.ToValidUTF8(s, "?") == s }
 
-func TestBinaryNeverShowsBytes(t *testing.T) {
-	png, err := os.ReadFile("/usr/local/go/src/image/png/testdata/pngsuite/basn6a08.png")
-	if err != nil {
-		t.Skip("no PNG in the Go tree:", err)
-	}
-	in := testInput(t, png, 2000)
-	out, err := Project(context.Background(), KindBinary, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.Text, "image/png, 32x32") || !strings.Contains(out.Text, string(in.Ref)) {
-		t.Errorf("binary view should name the type, size and ref: %s", out.Text)
-	}
-	if strings.Contains(out.Text, "PNG\r\n") || strings.ContainsRune(out.Text, 0) {
-		t.Errorf("binary view leaks raw bytes: %q", out.Text)
-	}
-}
-
 func FuzzTextProject(f *testing.F) {
 	f.Add([]byte("a\nb\nc\n"), uint16(100))
 	f.Add(bytes.Repeat([]byte("x"), 5000), uint16(120))

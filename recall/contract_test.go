@@ -58,9 +58,10 @@ func TestReadSeveralRanges(t *testing.T) {
 
 // Item: views and reads agree on text. A read that names lines or bytes,
 // and a search, read content as text whatever it sniffs as; only a read
-// that names nothing refuses binary content. The kind recorded with the
-// object plays no part: the same bytes stored again as "binary" keep the
-// reads of an earlier text view working.
+// that names nothing refuses content that sniffs as binary, and only when
+// its view did: stored as a kind whose view shows lines ("text"), its first
+// page shows lines too (issue 20 item 12); stored as "binary", it is
+// refused. Named ranges and searches work either way.
 func TestReadsOfNamedRangesReadTextWhateverItLooksLike(t *testing.T) {
 	st := testStore(t)
 	ctx := context.Background()
@@ -91,8 +92,14 @@ func TestReadsOfNamedRangesReadTextWhateverItLooksLike(t *testing.T) {
 		if err != nil || !strings.Contains(g.Text, "matches 1-") {
 			t.Errorf("stored as %s: search: %v\n%.300s", kind, err, g.Text)
 		}
-		if _, err := Read(ctx, st, Request{Ref: ref}, Options{}); !errors.Is(err, ErrBinary) {
+		first, err := Read(ctx, st, Request{Ref: ref}, Options{})
+		switch {
+		case kind == "binary" && !errors.Is(err, ErrBinary):
 			t.Errorf("stored as %s: a read that names nothing: %v, want ErrBinary", kind, err)
+		case kind == "text" && err != nil:
+			t.Errorf("stored as %s (its view shows lines): a read that names nothing: %v, want its first lines", kind, err)
+		case kind == "text" && (!strings.HasPrefix(first.Text, "[crumb read "+string(ref)+": lines 1-") || !strings.Contains(first.Text, "ERROR step")):
+			t.Errorf("stored as %s: the first page is not its first lines:\n%.300q", kind, first.Text)
 		}
 	}
 }
@@ -167,9 +174,11 @@ func TestHostileNumbers(t *testing.T) {
 	if err != nil || !strings.Contains(p.Text, "row 50 value 2500") {
 		t.Errorf("the largest budget reads the whole result: %v\n%.200s", err, p.Text)
 	}
-	p, err = Read(ctx, st, Request{Ref: ref, Grep: &GrepSpec{Pattern: "row", Skip: MaxCount, Max: MaxCount}}, Options{})
-	if err != nil || p.Next != nil {
-		t.Errorf("the largest skip: %v, next %v", err, p.Next)
+	// The largest skip is past the last match, and says so (issue 20 item
+	// 10): it never numbers matches from past the result.
+	p, err = Read(ctx, st, Request{Ref: ref, Grep: &GrepSpec{Pattern: "row", Skip: MaxCount}}, Options{})
+	if !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "--skip 1,099,511,627,776 is past the last match: "+string(ref)+" has only 50 matches") {
+		t.Errorf("the largest skip: %v, want ErrOutOfRange naming the 50 matches\n%.300s", err, p.Text)
 	}
 }
 

@@ -46,7 +46,7 @@ func Compile(g GrepSpec) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile("(?m)" + p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: pattern %q is not a valid RE2 expression: %v", ErrBadRequest, clip(g.Pattern), err)
+		return nil, fmt.Errorf("%w: pattern %q is not a valid RE2 expression: %v", ErrBadRequest, textfmt.Clip(g.Pattern, 40, "..."), err)
 	}
 	return re, nil
 }
@@ -287,6 +287,14 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	}
 	sc := newScanner(doc, obj, src, re, start, startLine)
 	sc.prefilter()
+	// From the start, Skip passes over that many matches, so the page's
+	// numbers are the matches' own; after the start it counts those before
+	// From, which Validate bounds (see GrepSpec.Skip).
+	if g.Skip > 0 && g.From <= 1 {
+		if err := skipMatches(ctx, sc, req, g, total); err != nil {
+			return Page{}, err
+		}
+	}
 	big := int64(1) << 40
 	fit := newFitter(opts.Counter, opts.Budget, 4, grepHeader(req, g, 1_000_000, big, false, total, total),
 		"[next: "+opts.Hint(Request{Ref: req.Ref, Rev: req.Rev, Grep: &GrepSpec{Pattern: g.Pattern, IgnoreCase: g.IgnoreCase, Context: g.Context, Max: g.Max, From: total, Skip: 1_000_000}})+"]")
@@ -384,6 +392,44 @@ func grepObject(ctx context.Context, obj store.Object, req Request, opts Options
 	}
 	text := out.String()
 	return Page{Text: text, Next: next, Tokens: opts.pageTokens(text), From: start, To: sc.pos}, nil
+}
+
+// skipMatches passes over the first g.Skip matches of a search from the
+// start. A skip that leaves no match to show is an error wrapping
+// ErrOutOfRange that says how many matches there are.
+func skipMatches(ctx context.Context, sc *scanner, req Request, g GrepSpec, lines int64) error {
+	n := 0
+	for ; n < g.Skip; n++ {
+		_, ok, err := sc.next(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+	}
+	if n == g.Skip && len(sc.queue) == 0 {
+		// Look for one more match, keeping it for the page.
+		m, ok, err := sc.next(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			sc.queue = append(sc.queue, m)
+			return nil
+		}
+	} else if n == g.Skip {
+		return nil
+	}
+	count := "no matches"
+	switch {
+	case n == 1:
+		count = "only 1 match"
+	case n > 1:
+		count = "only " + textfmt.Int(int64(n)) + " matches"
+	}
+	return fmt.Errorf("%w: --skip %s is past the last match: %s has %s of %q in %s",
+		ErrOutOfRange, textfmt.Int(int64(g.Skip)), req.Ref, count, g.Pattern, textfmt.Plural(lines, "line"))
 }
 
 // grepHeader opens a search page; the caller closes its bracket.

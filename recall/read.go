@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
@@ -24,8 +25,9 @@ const MinBudget = 100
 
 // MaxBudget is the largest budget a page or a view may ask for: more than
 // any model's context holds, and small enough that the sizes derived from a
-// budget (the bytes of a line read for a page) cannot overflow.
-const MaxBudget = 10_000_000
+// budget (the bytes of a line read for a page) cannot overflow. It is the
+// budget of the one table every surface checks (internal/limits).
+const MaxBudget = limits.MaxBudget
 
 // Options shape a page.
 type Options struct {
@@ -73,8 +75,8 @@ func (o Options) Validate() error {
 // ValidateBudget checks a token budget as Options.Validate does. The command
 // line and the MCP tools call it on the budgets they are given.
 func ValidateBudget(n int) error {
-	if n < 0 || n > MaxBudget {
-		return fmt.Errorf("%w: a budget of %d tokens: want 1 to %s (0 means the default, %s)", ErrBadRequest, n, textfmt.Int(MaxBudget), textfmt.Int(DefaultBudget))
+	if n != 0 && limits.Budget.Check(int64(n)) != nil {
+		return fmt.Errorf("%w: a budget of %s tokens: want %s; 0 means the default, %s", ErrBadRequest, textfmt.Int(int64(n)), limits.Budget.Range(), textfmt.Int(DefaultBudget))
 	}
 	return nil
 }
@@ -190,8 +192,9 @@ func ReadObject(ctx context.Context, obj store.Object, req Request, opts Options
 	// A read that names its lines or bytes reads them as text, whatever
 	// the content looks like: views name such reads for whatever they show
 	// as lines, and every line is rendered clean. Only a read that names
-	// nothing, the first page of a result, refuses content that is binary.
-	if req.Lines == nil && req.Bytes == nil && isBinary(obj) {
+	// nothing, the first page of a result, refuses content that is binary,
+	// and only when its view did too (see readsAsBinary).
+	if req.Lines == nil && req.Bytes == nil && readsAsBinary(obj) {
 		info := obj.Info()
 		return Page{}, fmt.Errorf("%w: %s holds %s of %s; it has no lines to show. Write the exact bytes to a file with: crumb read %s --all > FILE",
 			ErrBinary, req.Ref, textfmt.Size(info.Size), sniff.Describe(headOf(obj)), req.Ref)
@@ -614,11 +617,20 @@ func (w *pageWriter) footer(next *Request) string {
 	return "[end of the range asked for]"
 }
 
-// isBinary reports whether an object holds binary content, by sniffing its
-// first bytes. The kind recorded with the object is not consulted: it is a
-// fact about one projection of the content (the same bytes may be stored
-// again as another kind), and reads must not change with it.
-func isBinary(obj store.Object) bool {
+// readsAsBinary reports whether a read that names nothing refuses an object
+// as binary: its first bytes sniff as binary, and it was not stored as a
+// kind whose view shows lines. A view of a command's output, a text, a file
+// read or any kind but binary shows whatever the bytes are as clean lines,
+// so the first page of such a result shows lines too: the view and the read
+// give one answer. Left to crumb (no kind recorded, or binary), content
+// that sniffs as binary gets the binary view, and the read refuses it the
+// same way. Content that sniffs as text reads as lines whatever kind it was
+// stored as, so storing the same bytes again as binary never breaks the
+// reads an earlier view named.
+func readsAsBinary(obj store.Object) bool {
+	if k := obj.Info().Kind; k != "" && k != "binary" {
+		return false
+	}
 	return sniff.IsBinary(headOf(obj))
 }
 

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/limits"
+	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/store"
 )
 
@@ -59,18 +61,19 @@ func (s Span) String() string {
 	return strconv.FormatInt(s.From, 10) + ":" + strconv.FormatInt(s.To, 10)
 }
 
-// Limits on the numbers a request may carry. They are far beyond any real
-// result and keep arithmetic on them (an end plus one, a count plus a page)
-// from overflowing.
+// Limits on the numbers a request may carry, from the one table every
+// surface checks (internal/limits, docs/limits.md). They are far beyond any
+// real result and keep arithmetic on them (an end plus one, a count plus a
+// page) from overflowing.
 const (
 	// MaxPosition is the largest line number or byte offset a range may name.
-	MaxPosition = 1 << 53
+	MaxPosition = limits.MaxPosition
 	// MaxRanges is the most ranges one read may list.
-	MaxRanges = 1024
+	MaxRanges = limits.MaxRanges
 	// MaxContext is the most context lines a search may ask for.
-	MaxContext = 1000
+	MaxContext = limits.MaxContext
 	// MaxCount is the largest --max or --skip of a search.
-	MaxCount = 1 << 40
+	MaxCount = limits.MaxCount
 )
 
 const rangeForm = "want A:B with whole numbers (for example 41:240), A: to read to the end, or A for line A alone"
@@ -85,7 +88,7 @@ func ParseSpan(s string) (Span, error) {
 	}
 	from, err := parsePosition(a)
 	if err != nil {
-		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, clip(s), err, rangeForm)
+		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, textfmt.Clip(s, 40, "..."), err, rangeForm)
 	}
 	if !hasColon {
 		return Span{From: from, To: from}, nil
@@ -96,14 +99,14 @@ func ParseSpan(s string) (Span, error) {
 	}
 	to, err := parsePosition(b)
 	if err != nil {
-		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, clip(s), err, rangeForm)
+		return Span{}, fmt.Errorf("%w: range %q: %v; %s", ErrBadRequest, textfmt.Clip(s, 40, "..."), err, rangeForm)
 	}
 	if to == 0 && from == 0 {
 		return Span{}, fmt.Errorf("%w: range \"0:0\" names nothing: lines are numbered from 1 (1:1 is the first line) and bytes A:B exclude B (0:1 is the first byte)", ErrBadRequest)
 	}
 	if to == 0 {
 		// "A:0" would read as an open end; say what it is instead.
-		return Span{}, fmt.Errorf("%w: range %q ends at 0, before it starts; to read from %d to the end write %d:", ErrBadRequest, clip(s), from, from)
+		return Span{}, fmt.Errorf("%w: range %q ends at 0, before it starts; to read from %d to the end write %d:", ErrBadRequest, textfmt.Clip(s, 40, "..."), from, from)
 	}
 	return Span{From: from, To: to}, nil
 }
@@ -113,9 +116,9 @@ func parsePosition(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	switch {
 	case err != nil && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"):
-		return 0, fmt.Errorf("%s is too large (at most %d)", clip(s), int64(MaxPosition))
+		return 0, fmt.Errorf("%s is too large (at most %d)", textfmt.Clip(s, 40, "..."), int64(MaxPosition))
 	case err != nil || n < 0:
-		return 0, fmt.Errorf("%q is not a whole number", clip(s))
+		return 0, fmt.Errorf("%q is not a whole number", textfmt.Clip(s, 40, "..."))
 	case n > MaxPosition:
 		return 0, fmt.Errorf("%d is too large (at most %d)", n, int64(MaxPosition))
 	}
@@ -166,8 +169,12 @@ type GrepSpec struct {
 	Max int `json:"max,omitempty"`
 	// From is the first line searched (1-based); 0 or 1 searches from the start.
 	From int64 `json:"from,omitempty"`
-	// Skip is the number of matches already shown by earlier pages, counted
-	// against Max.
+	// Skip is the number of matches before line From, which earlier pages
+	// showed: the page numbers its matches from Skip+1, and Skip counts
+	// against Max. From the start of the result (From 0 or 1) the search
+	// passes over the first Skip matches; a Skip past the last match is an
+	// error wrapping ErrOutOfRange that says how many there are. After the
+	// start, Skip is at most From-1.
 	Skip int `json:"skip,omitempty"`
 }
 
@@ -226,7 +233,7 @@ func (r Request) Validate() error {
 	}
 	if r.Rev != "" {
 		if len(r.Rev) > 64 || !isHex(r.Rev) {
-			return fmt.Errorf("%w: revision %q is not a hex digest prefix", ErrBadRequest, clip(r.Rev))
+			return fmt.Errorf("%w: revision %q is not a hex digest prefix", ErrBadRequest, textfmt.Clip(r.Rev, 40, "..."))
 		}
 	}
 	n := 0
@@ -252,7 +259,7 @@ func (r Request) Validate() error {
 	if r.Pointer != nil {
 		n++
 		if p := *r.Pointer; p != "" && p[0] != '/' {
-			return fmt.Errorf("%w: JSON pointer %q must be empty or start with / (for example /items/0/name)", ErrBadRequest, clip(p))
+			return fmt.Errorf("%w: JSON pointer %q must be empty or start with / (for example /items/0/name)", ErrBadRequest, textfmt.Clip(p, 40, "..."))
 		}
 	}
 	if r.Query != "" {
@@ -300,17 +307,28 @@ func (r Request) validateRanges() error {
 }
 
 func (g *GrepSpec) validate() error {
-	switch {
-	case g.Pattern == "":
+	if g.Pattern == "" {
 		return fmt.Errorf("%w: empty search pattern", ErrBadRequest)
-	case g.Context < 0 || g.Context > MaxContext:
-		return fmt.Errorf("%w: context of %d lines: want 0 to %d", ErrBadRequest, g.Context, MaxContext)
-	case g.Max < 0 || g.Max > MaxCount:
-		return fmt.Errorf("%w: --max %d: want 0 (no cap) to %d matches", ErrBadRequest, g.Max, int64(MaxCount))
-	case g.Skip < 0 || g.Skip > MaxCount:
-		return fmt.Errorf("%w: --skip %d: want 0 to %d matches", ErrBadRequest, g.Skip, int64(MaxCount))
-	case g.From < 0 || g.From > MaxPosition:
-		return fmt.Errorf("%w: --from %d: want a line number from 1 to %d", ErrBadRequest, g.From, int64(MaxPosition))
+	}
+	for _, n := range []struct {
+		flag string
+		v    int64
+		lim  limits.Limit
+	}{{"-C", int64(g.Context), limits.Context}, {"--max", int64(g.Max), limits.Matches}, {"--skip", int64(g.Skip), limits.Skip}, {"--from", g.From, limits.From}} {
+		if err := n.lim.Check(n.v); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrBadRequest, n.flag, err)
+		}
+	}
+	// Skip counts the matches before line From, so no more can precede it
+	// than the lines there are (grep counts a line once); from the start, it
+	// is the number of matches to pass over.
+	switch {
+	case g.From > 1 && int64(g.Skip) >= g.From:
+		return fmt.Errorf("%w: --skip %s with --from %s: at most %s matches come before line %s (--skip counts the matches before --from, as continuations set them together)",
+			ErrBadRequest, textfmt.Int(int64(g.Skip)), textfmt.Int(g.From), textfmt.Int(g.From-1), textfmt.Int(g.From))
+	case g.Max > 0 && g.Skip >= g.Max:
+		return fmt.Errorf("%w: --skip %s with --max %s: the matches to show stop at --max, so --skip must be below it",
+			ErrBadRequest, textfmt.Int(int64(g.Skip)), textfmt.Int(int64(g.Max)))
 	}
 	return nil
 }
@@ -453,7 +471,7 @@ func ParseArgv(argv []string) (Request, error) {
 			case "--rev":
 				r.Rev = v
 			default:
-				return Request{}, fmt.Errorf("%w: unknown read option %q", ErrBadRequest, clip(rest[i]))
+				return Request{}, fmt.Errorf("%w: unknown read option %q", ErrBadRequest, textfmt.Clip(rest[i], 40, "..."))
 			}
 		}
 	case "grep":
@@ -490,7 +508,7 @@ func ParseArgv(argv []string) (Request, error) {
 			case "--rev":
 				r.Rev = v
 			default:
-				err = fmt.Errorf("%w: unknown grep option %q", ErrBadRequest, clip(a))
+				err = fmt.Errorf("%w: unknown grep option %q", ErrBadRequest, textfmt.Clip(a, 40, "..."))
 			}
 			if err != nil {
 				return Request{}, err
@@ -501,7 +519,7 @@ func ParseArgv(argv []string) (Request, error) {
 		}
 		r.Grep = &g
 	default:
-		return Request{}, fmt.Errorf("%w: unknown verb %q (want read or grep)", ErrBadRequest, clip(verb))
+		return Request{}, fmt.Errorf("%w: unknown verb %q (want read or grep)", ErrBadRequest, textfmt.Clip(verb, 40, "..."))
 	}
 	return r, r.Validate()
 }
@@ -614,11 +632,4 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

@@ -22,6 +22,7 @@ const (
 	CodeRevision     = "revision"     // 409: the content changed since the continuation was made
 	CodeBinary       = "binary"       // 422: a text read of binary content
 	CodeInternal     = "internal"     // 500
+	CodeUnavailable  = "unavailable"  // 503: the namespace's store cannot be opened or reached
 )
 
 // apiError is an error answer.
@@ -49,6 +50,8 @@ func classify(err error) *apiError {
 		return &apiError{http.StatusRequestEntityTooLarge, CodeTooLarge, err.Error(), "send less, or raise the server's limit (crumb serve --max-result or --max-request)"}
 	case errors.Is(err, store.ErrMissing):
 		return &apiError{http.StatusNotFound, CodeMissing, err.Error(), "the result expired or was evicted, or was never stored in this namespace; run the tool again"}
+	case errors.Is(err, store.ErrUnavailable):
+		return &apiError{http.StatusServiceUnavailable, CodeUnavailable, err.Error(), "the store cannot be used now (GET /healthz says why); POST /v1/results still answers views, of results it cannot keep"}
 	case errors.Is(err, store.ErrBroken):
 		return &apiError{http.StatusInternalServerError, CodeBroken, err.Error(), "the stored copy is damaged; run the tool again to store a fresh one"}
 	case errors.Is(err, recall.ErrOutOfRange):

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/history"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
@@ -34,35 +36,31 @@ func (s *Server) project(w http.ResponseWriter, r *http.Request, c *call) error 
 	}
 	res := crumb.Result{Tool: header(r, p, "tool", "Tool"), Kind: kind}
 	if a := header(r, p, "args", "Args"); a != "" {
-		if !json.Valid([]byte(a)) {
-			return badRequest("args is not valid JSON", "pass the tool's arguments as a JSON object")
+		if res.Args, err = wire.ParseArgs(a); err != nil {
+			return badRequest("args: "+err.Error(), "pass the tool's arguments as a JSON object")
 		}
-		res.Args = json.RawMessage(a)
 	}
 	if in := header(r, p, "intent", "Intent"); in != "" {
 		if res.Args, err = wire.SetIntent(res.Args, in); err != nil {
 			return badRequest("intent needs args to be a JSON object", "")
 		}
 	}
-	if ec := header(r, p, "exit_code", "Exit-Code"); ec != "" {
-		n, err := strconv.Atoi(ec)
-		if err != nil {
-			return badRequest(fmt.Sprintf("exit_code wants a whole number, got %q", ec), "")
-		}
-		res.ExitCode = &n
-	}
-	budget, threshold := s.opts.Budget, 0
+	budget, threshold, exit := s.opts.Budget, 0, -1
 	for _, v := range []struct {
 		name, hdr string
 		p         *int
-	}{{"budget", "Budget", &budget}, {"threshold", "Threshold", &threshold}} {
+		lim       limits.Limit
+	}{{"exit_code", "Exit-Code", &exit, limits.ExitCode}, {"budget", "Budget", &budget, limits.Budget}, {"threshold", "Threshold", &threshold, limits.Threshold}} {
 		if x := header(r, p, v.name, v.hdr); x != "" {
-			n, err := strconv.Atoi(x)
-			if err != nil || n < 1 || n > maxBudget {
-				return badRequest(fmt.Sprintf("%s %q: want a whole number from 1 to %d", v.name, x, maxBudget), "")
+			n, err := number(v.name, x, v.lim)
+			if err != nil {
+				return err
 			}
-			*v.p = n
+			*v.p = int(n)
 		}
+	}
+	if exit >= 0 {
+		res.ExitCode = &exit
 	}
 	res.Reader = http.MaxBytesReader(w, r.Body, s.opts.MaxResult)
 	g, err := crumb.New(crumb.Config{Store: c.st, Budget: budget, Threshold: threshold, MaxKeep: s.opts.MaxResult, Logger: s.opts.Logger})
@@ -84,7 +82,7 @@ func (s *Server) project(w http.ResponseWriter, r *http.Request, c *call) error 
 
 // readOptions are the page options of a read or a search.
 func (s *Server) readOptions(ctx context.Context, st store.Store, p *params) recall.Options {
-	return recall.Options{Budget: p.int("budget", 0, 1, maxBudget), Numbers: p.bool("n"), Line: crumb.LineRenderer(ctx, st)}
+	return recall.Options{Budget: p.int("budget", 0, limits.Budget), Numbers: p.bool("n"), Line: crumb.LineRenderer(ctx, st)}
 }
 
 // page answers a page of a read or a search.
@@ -150,7 +148,7 @@ func (s *Server) grep(w http.ResponseWriter, r *http.Request, c *call) error {
 	}
 	p := newParams(r, "pattern", "ignore_case", "context", "max", "from", "skip", "rev", "budget")
 	g := &recall.GrepSpec{Pattern: p.str("pattern"), IgnoreCase: p.bool("ignore_case"),
-		Context: p.int("context", 0, 0, 1<<20), Max: p.int("max", 0, 0, 1<<30), From: int64(p.int("from", 0, 0, 1<<31-1)), Skip: p.int("skip", 0, 0, 1<<30)}
+		Context: p.int("context", 0, limits.Context), Max: p.int("max", 0, limits.Matches), From: int64(p.int("from", 0, limits.From)), Skip: p.int("skip", 0, limits.Skip)}
 	if p.err == nil && g.Pattern == "" {
 		return badRequest("grep needs a pattern", "GET /v1/results/{ref}/grep?pattern=RE2")
 	}
@@ -230,7 +228,7 @@ type listItem struct {
 // list answers the namespace's stored results, most recently used first.
 func (s *Server) list(w http.ResponseWriter, r *http.Request, c *call) error {
 	p := newParams(r, "limit")
-	limit := p.int("limit", 1000, 1, 1<<20)
+	limit := p.int("limit", 1000, limits.List)
 	if p.err != nil {
 		return p.err
 	}
@@ -288,8 +286,8 @@ func (s *Server) compact(w http.ResponseWriter, r *http.Request, c *call) error 
 	if err != nil {
 		return badRequest(err.Error(), "format is openai, anthropic or auto")
 	}
-	k := compactKey{ns: c.ns, format: f, budget: p.int("budget", 0, 0, 1<<30), recent: p.int("recent", history.DefaultRecent, 1, 1<<30),
-		step: p.int("fold_step", history.DefaultFoldStep, 1, 1<<30), crumbsAbove: p.int("breadcrumb_over", history.DefaultBreadcrumbOver, 1, 1<<30)}
+	k := compactKey{ns: c.ns, format: f, budget: p.int("budget", 0, limits.CompactBudget), recent: p.int("recent", history.DefaultRecent, limits.Recent),
+		step: p.int("fold_step", history.DefaultFoldStep, limits.FoldStep), crumbsAbove: p.int("breadcrumb_over", history.DefaultBreadcrumbOver, limits.BreadcrumbOver)}
 	if p.err != nil {
 		return p.err
 	}
@@ -344,8 +342,63 @@ func (s *Server) compactor(k compactKey, st store.Store) (*history.Compactor, er
 	return c, nil
 }
 
+// healthTimeout bounds the checks of one GET /healthz.
+const healthTimeout = 5 * time.Second
+
+// healthAnswer is the answer of GET /healthz.
+type healthAnswer struct {
+	// Status is "ok", or "degraded" when a store cannot take results: the
+	// server still answers, and POST /v1/results gives views of results it
+	// does not keep.
+	Status  string      `json:"status"`
+	Version string      `json:"version"`
+	Store   storeHealth `json:"store"`
+}
+
+// storeHealth is the state of the stores: "ok", or "unavailable" and why.
+type storeHealth struct {
+	State string `json:"state"`
+	Error string `json:"error,omitempty"`
+}
+
+// health answers whether the server can keep results: 200 when every store
+// it checks can take one, else 503 with the reason.
 func (s *Server) health(w http.ResponseWriter, r *http.Request, c *call) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": crumb.Version})
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if err := s.Check(ctx); err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, healthAnswer{Status: "degraded", Version: crumb.Version, Store: storeHealth{State: "unavailable", Error: err.Error()}})
+		return nil
+	}
+	writeJSON(w, http.StatusOK, healthAnswer{Status: "ok", Version: crumb.Version, Store: storeHealth{State: "ok"}})
+	return nil
+}
+
+// Check checks the stores as GET /healthz does: those opened so far (the
+// default namespace's, opened now, when none is), each with its own check
+// (store.Checker). It returns the first failure, in the order of the
+// namespaces, or nil when every store can take results.
+func (s *Server) Check(ctx context.Context) error {
+	stores := s.openStores()
+	if len(stores) == 0 {
+		st, err := s.store(DefaultNamespace)
+		if err != nil {
+			return unavailable(DefaultNamespace, err)
+		}
+		stores[DefaultNamespace] = st
+	}
+	names := make([]string, 0, len(stores))
+	for ns := range stores {
+		names = append(names, ns)
+	}
+	sort.Strings(names)
+	for _, ns := range names {
+		if c, ok := stores[ns].(store.Checker); ok {
+			if err := c.Check(ctx); err != nil {
+				return fmt.Errorf("namespace %s: %w", ns, store.UnavailableError(err))
+			}
+		}
+	}
 	return nil
 }
 

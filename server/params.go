@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
@@ -39,18 +40,29 @@ func (p *params) str(name string) string {
 	return p.q.Get(name)
 }
 
-// int reads a whole number from lo to hi, or def when absent.
-func (p *params) int(name string, def, lo, hi int) int {
+// int reads a whole number within lim (the range every surface checks
+// that number against), or def when absent.
+func (p *params) int(name string, def int, lim limits.Limit) int {
 	v := p.q.Get(name)
 	if v == "" || p.err != nil {
 		return def
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		p.err = badRequest(fmt.Sprintf("parameter %s=%q: want a whole number from %d to %d", name, v, lo, hi), "")
+	n, err := number(name, v, lim)
+	if err != nil {
+		p.err = err
 		return def
 	}
-	return n
+	return int(n)
+}
+
+// number parses the value v of parameter name within lim; an error is a
+// bad request that names the range.
+func number(name, v string, lim limits.Limit) (int64, error) {
+	n, err := lim.Parse(v)
+	if err != nil {
+		return 0, badRequest(fmt.Sprintf("parameter %s: %v", name, err), "")
+	}
+	return n, nil
 }
 
 func (p *params) bool(name string) bool {

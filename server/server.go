@@ -60,8 +60,6 @@ const (
 	DefaultHeaderTimeout   = 10 * time.Second
 	DefaultIdleTimeout     = 2 * time.Minute
 	DefaultShutdownTimeout = 30 * time.Second
-	// maxBudget bounds the budget a request may ask for.
-	maxBudget = 1 << 20
 )
 
 // Opener opens the store of a namespace. The server calls it once per
@@ -126,7 +124,11 @@ type route struct {
 	method, path string
 	// public routes need no token.
 	public bool
-	h      func(w http.ResponseWriter, r *http.Request, c *call) error
+	// unstored routes answer even when the namespace's store cannot be
+	// opened: POST /v1/results gives the view of a result it could not
+	// keep, which says why.
+	unstored bool
+	h        func(w http.ResponseWriter, r *http.Request, c *call) error
 }
 
 // call is what a handler is given about its request.
@@ -168,7 +170,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, mux: http.NewServeMux(), stores: map[string]store.Store{}, compactors: map[compactKey]*history.Compactor{}}
 	s.metrics = newMetrics(s)
 	s.routes = []route{
-		{method: "POST", path: "/v1/results", h: s.project},
+		{method: "POST", path: "/v1/results", unstored: true, h: s.project},
 		{method: "GET", path: "/v1/results", h: s.list},
 		{method: "GET", path: "/v1/stats", h: s.stats},
 		{method: "GET", path: "/v1/results/{ref}", h: s.read},
@@ -236,8 +238,14 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 		if strings.HasPrefix(rt.path, "/v1/") {
 			st, err := s.store(c.ns)
-			if err != nil {
-				writeError(sw, classify(fmt.Errorf("opening the store of namespace %s: %w", c.ns, err)))
+			switch {
+			case err == nil:
+			case rt.unstored && !errors.Is(err, store.ErrClosed):
+				// Not kept: the next request tries to open it again. (The
+				// Guard logs that the result was not stored.)
+				st = store.NewUnavailable("namespace "+c.ns, err)
+			default:
+				writeError(sw, classify(unavailable(c.ns, err)))
 				return
 			}
 			c.st = st
@@ -256,6 +264,14 @@ func (s *Server) wrap(rt route) http.Handler {
 			writeError(sw, ae)
 		}
 	})
+}
+
+// unavailable is the error of a namespace whose store cannot be opened.
+func unavailable(ns string, err error) error {
+	if errors.Is(err, store.ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("namespace %s: %w", ns, store.UnavailableError(err))
 }
 
 func (s *Server) authenticate(r *http.Request) (string, bool) {

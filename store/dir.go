@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
 // Defaults for the zero values of [DirOptions].
@@ -200,6 +202,12 @@ func OpenDir(path string, opts DirOptions) (*Dir, error) {
 	}
 	if path == "" {
 		return nil, errors.New("store: no store directory given")
+	}
+	if scheme := URLScheme(path); scheme != "" {
+		if err := CheckLocation(path); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("store: %s:// names a store of another backend, not a directory; open it with that backend", scheme)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -458,10 +466,12 @@ func (s *dirStaged) Commit(ctx context.Context) (Info, error) {
 	s.done = true
 	d := s.d
 	defer func() {
-		s.tf.Close() // also releases the flock
+		// Removed before the flock is released: a collection takes an
+		// unlocked temp file with bytes in it for a dead writer's.
 		if !s.renamed {
 			os.Remove(s.tf.Name())
 		}
+		s.tf.Close() // also releases the flock
 	}()
 	info := s.info
 	for _, dir := range []string{filepath.Join(d.objects, d.shard(info.Ref)), filepath.Join(d.meta, d.shard(info.Ref))} {
@@ -553,8 +563,10 @@ func (s *dirStaged) Abort() error {
 		return nil
 	}
 	s.done = true
+	// Removed while still locked, as in Commit.
+	err := os.Remove(s.tf.Name())
 	s.tf.Close()
-	return os.Remove(s.tf.Name())
+	return err
 }
 
 // keepCreated gives info the creation time of a live record of the same
@@ -877,7 +889,7 @@ func validate(ref Ref, rec record, mtime time.Time) (Info, error) {
 	case rec.V != recordVersion:
 		return info, &recordError{detail: fmt.Sprintf("its record has format version %d, want %d", rec.V, recordVersion)}
 	case info.Ref != ref:
-		return info, &recordError{detail: fmt.Sprintf("its record names ref %q", truncate(string(info.Ref), 20))}
+		return info, &recordError{detail: fmt.Sprintf("its record names ref %q", textfmt.Clip(string(info.Ref), 20, "..."))}
 	case !isHex(info.Digest, sha256.Size*2):
 		return info, &recordError{detail: "its record's digest is malformed"}
 	case !strings.HasPrefix(info.Digest, string(ref)):

@@ -149,7 +149,8 @@ func (d *Dir) blobSize(ref Ref) int64 {
 // used one), purges results whose record or content file is damaged, and
 // removes the leftovers of interrupted writes: content files without a
 // record and temp files that no writer holds. The temp files of writes in
-// progress count against the cap. Only one process collects at a time: if
+// progress count against the cap; those of writers that died do not, and
+// never push a finished result out. Only one process collects at a time: if
 // another is collecting, GC returns at once with Skipped set. If ctx ends
 // first, GC stops where it is and returns with Partial set.
 func (d *Dir) GC(ctx context.Context) (GCStats, error) {
@@ -159,17 +160,20 @@ func (d *Dir) GC(ctx context.Context) (GCStats, error) {
 	return d.gc(ctx, d.maxBytes)
 }
 
-// tempGrace is how old a temp file of a Put must be before GC asks whether
-// its writer is alive: a Put locks its temp file right after creating it,
-// and GC must not take the lock in between.
+// tempGrace is how old an empty temp file of a Put must be before GC asks
+// whether its writer is alive: a Put locks its temp file right after
+// creating it, before it writes a byte, and GC must not take the lock in
+// between. A temp file that holds bytes is locked already, so GC asks at
+// once: the bytes of a writer that died a moment ago never count as a write
+// in progress.
 const tempGrace = time.Minute
 
 // tempFile is a file in tmp/.
 type tempFile struct {
 	path string
 	size int64
-	// dead means no writer holds it: a Put's temp file that is unlocked and
-	// older than tempGrace, or any other temp file (records and settings
+	// dead means no writer holds it: a Put's temp file that is unlocked
+	// and holds bytes or is older than tempGrace, or any other temp file (records and settings
 	// are written under the commit lock, so they are dead once GC holds it
 	// exclusively).
 	dead bool
@@ -235,14 +239,17 @@ func (d *Dir) scan(ctx context.Context, now time.Time) (storeScan, error) {
 	return sc, nil
 }
 
-// deadTemp reports whether no writer holds the temp file at path. File ages
+// deadTemp reports whether no writer holds the temp file at path, as fi
+// describes it. A Put locks its temp file before writing to it, so one that
+// holds bytes and is unlocked belongs to a writer that died (or was
+// killed), however young it is; only an empty one gets tempGrace. File ages
 // are measured by the system clock, which set their modification times, not
 // by DirOptions.Now.
 func (d *Dir) deadTemp(path string, fi fs.FileInfo) bool {
 	if !strings.HasPrefix(fi.Name(), "put-") || !fi.Mode().IsRegular() {
 		return true
 	}
-	if time.Since(fi.ModTime()) <= tempGrace {
+	if fi.Size() == 0 && time.Since(fi.ModTime()) <= tempGrace {
 		return false
 	}
 	f, _, err := openRegular(path, os.O_RDONLY, 0)

@@ -356,15 +356,16 @@ func TestUsageCountsLeftovers(t *testing.T) {
 	}
 	past := time.Now().Add(-2 * time.Minute)
 	os.Chtimes(temp, past, past)
-	// A fresh temp file may be a writer that has yet to lock it.
-	if err := os.WriteFile(filepath.Join(d.Path(), "tmp", "put-starting"), make([]byte, 700), 0o600); err != nil {
+	// A fresh empty temp file may be a writer that has yet to lock it (a
+	// Put locks its temp file before it writes a byte).
+	if err := os.WriteFile(filepath.Join(d.Path(), "tmp", "put-starting"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	u, err := d.Usage(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (store.Usage{Results: 1, ResultBytes: 1000, Leftovers: 2, LeftoverBytes: 8000, InProgress: 1, InProgressBytes: 700}); u != want {
+	if want := (store.Usage{Results: 1, ResultBytes: 1000, Leftovers: 2, LeftoverBytes: 8000, InProgress: 1, InProgressBytes: 0}); u != want {
 		t.Errorf("Usage = %+v, want %+v", u, want)
 	}
 	st, err := d.GC(ctx)

@@ -691,7 +691,7 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 	newTemp := filepath.Join(d.Path(), "tmp", "put-fresh")
 	recTemp := filepath.Join(d.Path(), "tmp", "rec-left")
 	os.WriteFile(oldTemp, []byte("x"), 0o600)
-	os.WriteFile(newTemp, []byte("x"), 0o600)
+	os.WriteFile(newTemp, nil, 0o600) // a Put yet to lock it has written nothing
 	os.WriteFile(recTemp, []byte("x"), 0o600)
 	past := time.Now().Add(-2 * time.Hour)
 	os.Chtimes(store.BlobPath(d, oldOrphan), past, past)
@@ -715,8 +715,8 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 	if st.BrokenPurged != 3 || st.ResultsKept != 1 || st.Scanned != 4 || st.Leftovers != 4 {
 		t.Errorf("GC = %+v; want 3 broken purged, 1 kept of 4 scanned, 4 leftovers removed", st)
 	}
-	if st.BytesInProgress != 500+1 {
-		t.Errorf("GC BytesInProgress = %d, want the 501 bytes of the Put in progress and the fresh temp file", st.BytesInProgress)
+	if st.BytesInProgress != 500 {
+		t.Errorf("GC BytesInProgress = %d, want the 500 bytes of the Put in progress (the fresh empty temp file holds none)", st.BytesInProgress)
 	}
 	for _, ref := range []store.Ref{garbage.Ref, noBlob.Ref, short.Ref} {
 		_, err := d.Stat(ctx, ref)
@@ -728,7 +728,8 @@ func TestGCPurgesBrokenAndOrphans(t *testing.T) {
 	for path, want := range map[string]bool{
 		// Under the exclusive commit lock no writer owns a content file
 		// without a record, however new; a Put's temp file is a leftover
-		// once unlocked and older than a minute, any other at once.
+		// once unlocked and holding bytes or older than a minute, any
+		// other at once.
 		store.BlobPath(d, oldOrphan): false, store.BlobPath(d, newOrphan): false,
 		oldTemp: false, newTemp: true, inflight: true, recTemp: false,
 	} {

@@ -25,6 +25,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
 // ChunkSize is the size of the pieces a stored result is hashed in. A read
@@ -73,12 +75,12 @@ func ParseRef(s string) (Ref, error) {
 		s = s[6:]
 	}
 	if len(s) != RefLen {
-		return "", fmt.Errorf("%w %q: want %d hex digits", ErrBadRef, truncate(orig, 40), RefLen)
+		return "", fmt.Errorf("%w %q: want %d hex digits", ErrBadRef, textfmt.Clip(orig, 40, "..."), RefLen)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return "", fmt.Errorf("%w %q: want %d lowercase hex digits", ErrBadRef, truncate(orig, 40), RefLen)
+			return "", fmt.Errorf("%w %q: want %d lowercase hex digits", ErrBadRef, textfmt.Clip(orig, 40, "..."), RefLen)
 		}
 	}
 	return Ref(s), nil
@@ -91,13 +93,6 @@ func RefOf(hexDigest string) Ref {
 		return Ref(hexDigest)
 	}
 	return Ref(hexDigest[:RefLen])
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // Meta describes a result being stored. Everything in it is optional.

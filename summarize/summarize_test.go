@@ -1,14 +1,20 @@
-package summarize
+package summarize_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/crumb-dev/crumb/internal/llmtest"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crumb-dev/crumb/internal/llmtest"
+	. "github.com/crumb-dev/crumb/summarize"
+	_ "github.com/crumb-dev/crumb/summarize/anthropic"
+	_ "github.com/crumb-dev/crumb/summarize/openai"
 )
 
 // result is a real go test failure (from the corpus), the exact result the
@@ -19,7 +25,7 @@ FAIL
 FAIL	github.com/crumb-dev/crumb/store	0.012s
 `
 
-const goodAnswer = `{"overview":"One test failed in package github.com/crumb-dev/crumb/store.","critical_facts":["TestParseRef failed at ref_test.go:42","the error: \"nil error, want ErrBadRef\""],"omitted":"nothing else ran"}`
+const goodAnswer = `{"overview":"One test failed in package github.com/crumb-dev/crumb/store.","critical_facts":[{"fact":"TestParseRef failed at ref_test.go:42","quotes":["--- FAIL: TestParseRef (0.00s)","ref_test.go:42"]},{"fact":"the error: \"nil error, want ErrBadRef\"","quotes":["nil error, want ErrBadRef"]}],"omitted":"nothing else ran"}`
 
 func setup(t *testing.T, api API, models ...string) (*Summarizer, *llmtest.Endpoint) {
 	t.Helper()
@@ -33,7 +39,7 @@ func setup(t *testing.T, api API, models ...string) (*Summarizer, *llmtest.Endpo
 
 func request() Request {
 	return Request{Tool: "bash", Args: json.RawMessage(`{"command":"go test ./store"}`), Intent: "why does the test fail?",
-		View: result, Digest: "d1", Source: strings.NewReader(result), Size: int64(len(result))}
+		Text: result, Whole: true, Digest: "d1", Source: strings.NewReader(result), Size: int64(len(result))}
 }
 
 var apis = []API{OpenAI, Anthropic}
@@ -49,10 +55,15 @@ func TestSummarySuccess(t *testing.T) {
 			if sum.Model != "ok" || sum.Fields["overview"] == nil || len(sum.Facts) != 2 {
 				t.Fatalf("summary: %+v", sum)
 			}
+			// Each quote is located by line in the result.
+			var located []string
 			for _, f := range sum.Facts {
-				if !f.Verified {
-					t.Errorf("fact %q not verified (quoted %q)", f.Text, f.Quoted)
+				for _, q := range f.Quotes {
+					located = append(located, fmt.Sprintf("L%d-%d %s", q.Line, q.EndLine, q.Text))
 				}
+			}
+			if got, want := strings.Join(located, "|"), "L1-1 --- FAIL: TestParseRef (0.00s)|L2-2 ref_test.go:42|L2-2 nil error, want ErrBadRef"; got != want {
+				t.Errorf("quotes located at %q, want %q", got, want)
 			}
 			if sum.InputTokens == nil || *sum.InputTokens != 120 || sum.OutputTokens == nil || *sum.OutputTokens != 45 {
 				t.Errorf("token counts as reported: %v %v", sum.InputTokens, sum.OutputTokens)
@@ -167,7 +178,7 @@ func TestCacheHitAndExpiry(t *testing.T) {
 	}
 	// Expired.
 	later := time.Now().Add(DefaultCacheTTL + time.Minute)
-	s.cache.now = func() time.Time { return later }
+	SetCacheClock(s, func() time.Time { return later })
 	if sum, _ := s.Summarize(ctx, request()); sum == nil || sum.Cached {
 		t.Error("an expired summary was served")
 	}
@@ -177,39 +188,6 @@ func TestCacheHitAndExpiry(t *testing.T) {
 	bad.Summarize(ctx, request())
 	if be.Calls() != 2 {
 		t.Errorf("an invalid summary was cached: %d calls", be.Calls())
-	}
-}
-
-func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
-	c := newCache(2, time.Hour)
-	c.put("a", &Summary{Model: "a"})
-	c.put("b", &Summary{Model: "b"})
-	c.get("a")
-	c.put("c", &Summary{Model: "c"})
-	if _, ok := c.get("b"); ok {
-		t.Error("b should have been evicted")
-	}
-	if _, ok := c.get("a"); !ok {
-		t.Error("a was used last and should stay")
-	}
-}
-
-func TestQuoted(t *testing.T) {
-	for _, c := range []struct {
-		fact string
-		want []string
-	}{
-		{`TestParseRef failed at ref_test.go:42`, []string{"TestParseRef", "ref_test.go:42"}},
-		{`the build stops with "undefined: foo"`, []string{"undefined: foo"}},
-		{`3 of 120 tests failed on 2026-11-29.`, []string{"3", "120", "2026-11-29"}},
-		{`the config lives in /etc/crumb/config.toml`, []string{"/etc/crumb/config.toml"}},
-		{`nothing failed`, nil},
-		{`The Server restarted`, nil},
-	} {
-		got := quoted(c.fact)
-		if strings.Join(got, "|") != strings.Join(c.want, "|") {
-			t.Errorf("quoted(%q) = %q, want %q", c.fact, got, c.want)
-		}
 	}
 }
 
@@ -254,5 +232,60 @@ func TestCustomSchemaAndInstructions(t *testing.T) {
 	}
 	if _, err := New(Config{API: OpenAI, Models: []string{"ok"}, Schema: json.RawMessage(`{"type":`)}); !errors.Is(err, ErrConfig) {
 		t.Errorf("a broken schema: %v", err)
+	}
+}
+
+// TestHugeAnswerIsRefused has the endpoint answer with a valid summary
+// whose "omitted" is 50 MB: the answer is read only to its bound and
+// refused, and the process allocates far less than the answer's size.
+func TestHugeAnswerIsRefused(t *testing.T) {
+	for _, api := range apis {
+		t.Run(string(api), func(t *testing.T) {
+			s, e := setup(t, api, "huge")
+			e.HugeBytes = 50 << 20
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := s.Summarize(context.Background(), request())
+			runtime.ReadMemStats(&after)
+			alloc := after.TotalAlloc - before.TotalAlloc
+			t.Logf("a 50 MB answer: %v; %.1f MB allocated", err, float64(alloc)/(1<<20))
+			if !errors.Is(err, ErrTooLarge) {
+				t.Errorf("got %v, want ErrTooLarge", err)
+			}
+			if alloc > 32<<20 {
+				t.Errorf("%.1f MB allocated reading a 50 MB answer", float64(alloc)/(1<<20))
+			}
+		})
+	}
+}
+
+// TestTimeoutCoversTheRead has the endpoint send the start of a valid
+// answer, then a byte every 50 ms: the timeout ends the exchange while its
+// body is being read.
+func TestTimeoutCoversTheRead(t *testing.T) {
+	for _, api := range apis {
+		t.Run(string(api), func(t *testing.T) {
+			e := llmtest.Start(t, string(api), goodAnswer)
+			s, err := New(Config{API: api, BaseURL: e.BaseURL, Models: []string{"drip"}, APIKey: llmtest.Key, Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err = s.Summarize(context.Background(), request())
+			t.Logf("a dripping answer: %v after %v", err, time.Since(start).Round(time.Millisecond))
+			if !errors.Is(err, ErrTimeout) {
+				t.Errorf("got %v, want ErrTimeout", err)
+			}
+		})
+	}
+}
+
+// TestAdapterNotLinked checks the error of an API whose adapter the
+// program did not import.
+func TestAdapterNotLinked(t *testing.T) {
+	_, err := New(Config{API: "gemini", Models: []string{"m"}})
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "want openai or anthropic") {
+		t.Errorf("an unknown api: %v", err)
 	}
 }

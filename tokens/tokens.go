@@ -129,3 +129,10 @@ func ByName(name string) (Counter, bool) {
 	}
 	return nil, false
 }
+
+// MaxBytes bounds the bytes of a text that n tokens can show: no token of
+// text a view shows holds more than about 16 bytes, and 64 more leave room
+// for a short text's last token. A projector reads no more than this of a
+// line or a document it may show within n tokens, since more could never
+// fit.
+func MaxBytes(n int) int { return n*16 + 64 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/recall"
@@ -126,6 +129,9 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) 
 	if dir == "" {
 		dir = e.getenv("CRUMB_STORE")
 	}
+	if err := checkStoreLocation(dir); err != nil {
+		return nil, err
+	}
 	if redisstore.IsURL(dir) {
 		ns := e.getenv("CRUMB_NAMESPACE")
 		if u, err := url.Parse(dir); err == nil && u.Query().Has("namespace") {
@@ -150,6 +156,53 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) 
 	}
 	return d, nil
 }
+
+// checkStoreLocation refuses a --store or $CRUMB_STORE value that is a URL
+// of a scheme no backend opens, naming the schemes known, rather than
+// taking it for a directory to create.
+func checkStoreLocation(loc string) error {
+	if err := store.CheckLocation(loc); err != nil {
+		return withHint(err, "pass --store DIR for a directory, or redis://HOST:PORT/DB (rediss:// for TLS) for Redis")
+	}
+	return nil
+}
+
+// openResultStore opens the store of a command that must deliver its result
+// whatever becomes of the store (project, run, mcp): a store that cannot be
+// opened (Redis down, a directory other users may write to, a path that
+// cannot be written) is named in one line on stderr and replaced by
+// store.Unavailable, so that the command still runs and its result still
+// reaches its reader: small results unchanged, larger ones as the bounded
+// view of a result that could not be stored, which says why. A --store value
+// that is not a store crumb knows how to open is still an error.
+func openResultStore(e *env, c *command, dir string, opts store.DirOptions) (cliStore, error) {
+	s, err := openStoreWith(e, dir, opts)
+	if err == nil {
+		return s, nil
+	}
+	if errors.Is(err, redisstore.ErrBadURL) || errors.Is(err, store.ErrUnknownScheme) {
+		return nil, err
+	}
+	where := dir
+	if where == "" {
+		where = e.getenv("CRUMB_STORE")
+	}
+	if redisstore.IsURL(where) {
+		where = redisstore.Redact(where)
+	}
+	u := store.NewUnavailable(where, err)
+	fmt.Fprintf(e.stderr, "crumb %s: warning: results are not kept: %s\n", c.name, u.Err())
+	return u, nil
+}
+
+// quietRedis discards go-redis's own log lines (four of them for every
+// command sent to a Redis that does not answer): the error each store
+// operation returns says what failed, once.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quietRedis{}) }
 
 // storeUsage returns what a directory store holds besides results (the
 // leftovers of interrupted writes); a Redis store has none (its staged

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/crumb-dev/crumb/history"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
@@ -56,10 +57,10 @@ func runCompact(e *env, args []string) error {
 	c := commands["compact"]
 	fs := newFlags(e, c)
 	format := fs.String("format", "auto", "the thread's shape: `openai`, anthropic or auto")
-	budget := intFlag(fs, "budget", 0, 0, maxBudget, "tokens", "the most `TOKENS` the compacted messages should take (0: only turn old tool results into breadcrumbs)")
-	recent := intFlag(fs, "recent", history.DefaultRecent, 1, maxCount, "turns", "how many of the latest `TURNS` stay word for word")
-	step := intFlag(fs, "fold-step", history.DefaultFoldStep, 1, maxCount, "turns", "how many `TURNS` fold into the summary at a time")
-	over := intFlag(fs, "breadcrumb-over", history.DefaultBreadcrumbOver, 1, maxBudget, "tokens", "old tool results above this many `TOKENS` become breadcrumbs")
+	budget := limitFlag(fs, "budget", 0, limits.CompactBudget, "the most `TOKENS` the compacted messages should take (0: only turn old tool results into breadcrumbs)")
+	recent := limitFlag(fs, "recent", history.DefaultRecent, limits.Recent, "how many of the latest `TURNS` stay word for word")
+	step := limitFlag(fs, "fold-step", history.DefaultFoldStep, limits.FoldStep, "how many `TURNS` fold into the summary at a time")
+	over := limitFlag(fs, "breadcrumb-over", history.DefaultBreadcrumbOver, limits.BreadcrumbOver, "old tool results above this many `TOKENS` become breadcrumbs")
 	stats := fs.Bool("stats", false, "print what was done on stderr")
 	d, err := parseNoArgs(e, c, fs, args)
 	if err != nil {

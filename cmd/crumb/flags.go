@@ -7,24 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/textfmt"
-	"github.com/crumb-dev/crumb/recall"
 )
 
 // The ranges numeric flags are checked against when they are parsed, so that
-// no command works on a value it cannot mean.
+// no command works on a value it cannot mean. The numbers that the sidecar
+// and the MCP tools take too come from the one table in internal/limits.
 const (
-	// maxBudget is the most tokens a view or page may be given: more than
-	// any model's context window holds.
-	maxBudget = 1_000_000
-	// maxCount bounds line numbers and match counts: more lines than a
-	// result the store keeps (1 GiB) can have.
-	maxCount = 1<<31 - 1
-	// maxContext is the most lines of context around a match, as recall
-	// takes them.
-	maxContext = recall.MaxContext
-	// maxExitCode is the largest exit status a process can report.
-	maxExitCode = 255
+	// maxBudget is the most tokens a view or page may be given.
+	maxBudget = limits.MaxBudget
 	// maxTimeout bounds --timeout and --grace.
 	maxTimeout = 365 * 24 * time.Hour
 )
@@ -60,18 +52,12 @@ func (v *intValue[T]) Set(s string) error {
 // parseIntIn parses a decimal whole number within [lo, hi]; unit names what
 // it counts, for the error.
 func parseIntIn(s string, lo, hi int64, unit string) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("want a whole number from %s to %s (%s), got %q", textfmt.Int(lo), textfmt.Int(hi), unit, clipArg(s))
-	}
-	if n < lo || n > hi {
-		return 0, fmt.Errorf("%s is out of range: want %s to %s (%s)", textfmt.Int(n), textfmt.Int(lo), textfmt.Int(hi), unit)
-	}
-	return n, nil
+	return limits.Limit{Min: lo, Max: hi, Unit: unit}.Parse(s)
 }
 
 // intFlag defines a whole-number flag that accepts only values within
-// [lo, hi]; unit names what it counts, for errors.
+// [lo, hi]; unit names what it counts, for errors. A number the sidecar or
+// the MCP tools take too is defined with limitFlag instead.
 func intFlag[T number](fs *flag.FlagSet, name string, value, lo, hi T, unit, usage string) *T {
 	p := new(T)
 	*p = value
@@ -79,10 +65,16 @@ func intFlag[T number](fs *flag.FlagSet, name string, value, lo, hi T, unit, usa
 	return p
 }
 
-// optionalIntFlag defines an int flag within [lo, hi] that has no default:
-// the result is nil unless the flag is given.
-func optionalIntFlag(fs *flag.FlagSet, name string, lo, hi int, unit, usage string) func() *int {
-	v := &intValue[int]{p: new(int), lo: lo, hi: hi, unit: unit}
+// limitFlag defines a whole-number flag checked against lim, the range
+// every surface checks that number against.
+func limitFlag[T number](fs *flag.FlagSet, name string, value T, lim limits.Limit, usage string) *T {
+	return intFlag(fs, name, value, T(lim.Min), T(lim.Max), lim.Unit, usage)
+}
+
+// optionalLimitFlag defines an int flag checked against lim that has no
+// default: the result is nil unless the flag is given.
+func optionalLimitFlag(fs *flag.FlagSet, name string, lim limits.Limit, usage string) func() *int {
+	v := &intValue[int]{p: new(int), lo: int(lim.Min), hi: int(lim.Max), unit: lim.Unit}
 	fs.Var(v, name, usage)
 	return func() *int {
 		if !v.set {
@@ -92,9 +84,9 @@ func optionalIntFlag(fs *flag.FlagSet, name string, lo, hi int, unit, usage stri
 	}
 }
 
-// budgetFlag defines --budget, a number of tokens from 1 to maxBudget.
+// budgetFlag defines --budget, a number of tokens within limits.Budget.
 func budgetFlag(fs *flag.FlagSet, value int, usage string) *int {
-	return intFlag(fs, "budget", value, 1, maxBudget, "tokens", usage)
+	return limitFlag(fs, "budget", value, limits.Budget, usage)
 }
 
 // durationValue is a flag.Value for a duration within [lo, hi].
@@ -113,7 +105,7 @@ func (v *durationValue) String() string {
 func (v *durationValue) Set(s string) error {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil {
-		return fmt.Errorf("want a duration such as 90s, 5m or 1h30m, got %q", clipArg(s))
+		return fmt.Errorf("want a duration such as 90s, 5m or 1h30m, got %q", textfmt.Clip(s, 40, "..."))
 	}
 	if d < v.lo || d > v.hi {
 		return fmt.Errorf("%s is out of range: want %s to %s", d, v.lo, v.hi)
@@ -160,12 +152,4 @@ func dashed(name string) string {
 		return "-" + name
 	}
 	return "--" + name
-}
-
-// clipArg shortens a value quoted back in an error.
-func clipArg(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
-	}
-	return s
 }

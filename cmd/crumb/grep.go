@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -31,10 +32,10 @@ func runGrep(e *env, args []string) error {
 	c := commands["grep"]
 	fs := newFlags(e, c)
 	ignoreCase := fs.Bool("i", false, "ignore case")
-	context := intFlag(fs, "C", 0, 0, maxContext, "lines", "show `N` lines of context around each match")
-	maxMatches := intFlag(fs, "max", 0, 0, maxCount, "matches", "stop after `N` matches in all (default: no limit)")
-	from := intFlag[int64](fs, "from", 0, 0, maxCount, "lines", "start searching at `LINE`")
-	skip := intFlag(fs, "skip", 0, 0, maxCount, "matches", "`N` matches earlier pages showed (continuations set it)")
+	context := limitFlag(fs, "C", 0, limits.Context, "show `N` lines of context around each match")
+	maxMatches := limitFlag(fs, "max", 0, limits.Matches, "stop after `N` matches in all (default: no limit)")
+	from := limitFlag[int64](fs, "from", 0, limits.From, "start searching at `LINE`")
+	skip := limitFlag(fs, "skip", 0, limits.Skip, "pass over the first `N` matches; with --from, the matches before it (continuations set both)")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX`")
 	budget := budgetFlag(fs, recall.DefaultBudget, "most `TOKENS` the page may take")
 	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb/internal/config"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/mcpproxy"
 	"github.com/crumb-dev/crumb/store"
 )
@@ -63,8 +64,8 @@ func runMCP(e *env, args []string) error {
 	c := commands["mcp"]
 	fs := newFlags(e, c)
 	configFile := fs.String("config", "", "configuration `FILE` (TOML or YAML; default $CRUMB_CONFIG)")
-	budget := intFlag(fs, "budget", 0, 0, maxBudget, "tokens", "most `TOKENS` a view may take (default 2000, or the config file's)")
-	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass whole (default: the budget)")
+	budget := limitFlag(fs, "budget", 0, limits.ProxyBudget, "most `TOKENS` a view may take (default 2000, or the config file's)")
+	threshold := limitFlag(fs, "threshold", 0, limits.Threshold, "most `TOKENS` a result may have and pass whole (default: the budget)")
 	storeDir := storeFlag(fs)
 	upstreamURL := fs.String("upstream", "", "reach the upstream server at `URL` over streamable HTTP")
 	var headers headerFlags
@@ -113,7 +114,7 @@ func runMCP(e *env, args []string) error {
 	if *threshold > 0 {
 		guard.Threshold = *threshold
 	}
-	d, err := openMCPStore(e, *storeDir, &cfg, logger)
+	d, err := openMCPStore(e, c, *storeDir, &cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -171,8 +172,9 @@ func withDefault(s, def string) string {
 
 // openMCPStore opens the store a long-running proxy uses: --store, else the
 // config file's, else $CRUMB_STORE, else the user cache directory. It
-// collects garbage itself as results come in.
-func openMCPStore(e *env, flagDir string, cfg *config.File, logger *slog.Logger) (cliStore, error) {
+// collects garbage itself as results come in. A store that cannot be opened
+// does not stop the proxy (see openResultStore).
+func openMCPStore(e *env, c *command, flagDir string, cfg *config.File, logger *slog.Logger) (cliStore, error) {
 	dir := flagDir
 	if dir == "" {
 		d, err := cfg.StoreDir()
@@ -181,7 +183,7 @@ func openMCPStore(e *env, flagDir string, cfg *config.File, logger *slog.Logger)
 		}
 		dir = d
 	}
-	return openStoreWith(e, dir, store.DirOptions{TTL: time.Duration(cfg.Store.TTL), MaxBytes: int64(cfg.Store.MaxSize), Logger: logger})
+	return openResultStore(e, c, dir, store.DirOptions{TTL: time.Duration(cfg.Store.TTL), MaxBytes: int64(cfg.Store.MaxSize), Logger: logger})
 }
 
 // serveMCPHTTP serves the proxy over streamable HTTP until the context ends.

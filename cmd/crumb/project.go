@@ -1,12 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/crumb-dev/crumb/internal/wire"
 	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/store"
 )
 
 func init() {
@@ -41,11 +42,11 @@ func runProject(e *env, args []string) error {
 	kind := fs.String("kind", "", "kind of result: text, file, dir, command, json, mcp or binary (default: detect)")
 	tool := fs.String("tool", "", "`NAME` of the tool that produced the result")
 	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
-	exitCode := optionalIntFlag(fs, "exit-code", 0, maxExitCode, "exit status", "the command's exit status `N`, for command results")
+	exitCode := optionalLimitFlag(fs, "exit-code", limits.ExitCode, "the command's exit status `N`, for command results")
 	intent := fs.String("intent", "", "what the agent is looking for, as `TEXT`: the call's \"intent\" argument")
 	summarize := fs.Bool("summarize", false, "summarize the result with the model CRUMB_SUMMARY_* configure (facts checked against the exact result; the projection when the summary fails)")
 	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
-	threshold := intFlag(fs, "threshold", 0, 0, maxBudget, "tokens", "most `TOKENS` a result may have and pass through untouched (default: the budget)")
+	threshold := limitFlag(fs, "threshold", 0, limits.Threshold, "most `TOKENS` a result may have and pass through untouched (default: the budget)")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
 	storeDir := storeFlag(fs)
 	pos, err := parse(e, c, fs, args)
@@ -61,10 +62,9 @@ func runProject(e *env, args []string) error {
 	}
 	res := crumb.Result{Tool: *tool, Kind: k, Reader: readerFor(e)}
 	if *argsJSON != "" {
-		if !json.Valid([]byte(*argsJSON)) {
-			return usagef(c.name, "--args is not valid JSON")
+		if res.Args, err = wire.ParseArgs(*argsJSON); err != nil {
+			return usagef(c.name, "--args: %v", err)
 		}
-		res.Args = json.RawMessage(*argsJSON)
 	}
 	if *intent != "" {
 		if res.Args, err = wire.SetIntent(res.Args, *intent); err != nil {
@@ -72,7 +72,7 @@ func runProject(e *env, args []string) error {
 		}
 	}
 	res.ExitCode = exitCode()
-	d, err := openStore(e, *storeDir)
+	d, err := openResultStore(e, c, *storeDir, store.DirOptions{ManualGC: true})
 	if err != nil {
 		return err
 	}

@@ -120,9 +120,6 @@ func runRead(e *env, args []string) error {
 	if err := req.Validate(); err != nil {
 		return usagef(c.name, "%v", err)
 	}
-	if err := recall.ValidateBudget(*budget); err != nil || *budget == 0 {
-		return usagef(c.name, "--budget: a page of %d tokens: want 1 to %d", *budget, recall.MaxBudget)
-	}
 	if req.Query == "" {
 		collectLess(e)
 	}

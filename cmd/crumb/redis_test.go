@@ -69,7 +69,9 @@ func TestServeRedisNamespaces(t *testing.T) {
 	if _, err := other.Stat(ctx, info.Ref); !errors.Is(err, store.ErrMissing) {
 		t.Errorf("Stat in another namespace: %v; want ErrMissing", err)
 	}
-	if _, err := namespaceOpener(e, "redis://127.0.0.1:1/0"); err == nil {
-		t.Error("an opener for a Redis that does not answer was made")
+	// A Redis that does not answer is not an error: crumb serve starts,
+	// says so, and answers views of results it cannot keep.
+	if o, err := namespaceOpener(e, "redis://127.0.0.1:1/0"); err != nil || o == nil {
+		t.Errorf("the opener of a Redis that does not answer: %v", err)
 	}
 }

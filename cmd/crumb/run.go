@@ -23,6 +23,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/jsonobj"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/store"
 )
 
 func init() {
@@ -116,7 +117,7 @@ func runRun(e *env, args []string) error {
 	if len(argv) == 0 {
 		return usagef(c.name, "no command to run (crumb run -- CMD ARGS...)")
 	}
-	d, err := openStore(e, *storeDir)
+	d, err := openResultStore(e, c, *storeDir, store.DirOptions{ManualGC: true})
 	if err != nil {
 		return err
 	}
@@ -157,7 +158,12 @@ func runRun(e *env, args []string) error {
 	v, err := g.Project(context.WithoutCancel(e.ctx), res)
 	r.finish()
 	if err != nil {
-		return err
+		// Reading the output failed (a store that fails gives a view that
+		// says so, not an error): say why, and still exit as the command
+		// did.
+		fmt.Fprintf(e.stderr, "crumb run: error: %s\n", err)
+		r.cleanup()
+		return &exitError{code: r.code()}
 	}
 	defer startGC(e, d)
 	if r.stuck {

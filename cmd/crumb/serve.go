@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/crumb-dev/crumb"
@@ -124,6 +123,11 @@ func runServe(e *env, args []string) error {
 		auth = fmt.Sprintf("%d tokens", tok.Len())
 	}
 	fmt.Fprintf(e.stderr, "crumb serve: listening on http://%s (%s)\n", ln.Addr(), auth)
+	if err := s.Check(e.ctx); err != nil {
+		// The store may come back; until then results get views that say
+		// they were not kept.
+		fmt.Fprintf(e.stderr, "crumb serve: warning: results are not kept: %s (GET /healthz tells while it lasts)\n", err)
+	}
 	start := time.Now()
 	if err := s.Serve(e.ctx, ln); err != nil {
 		return err
@@ -138,7 +142,10 @@ func namespaceOpener(e *env, dir string) (server.Opener, error) {
 	if dir == "" {
 		dir = e.getenv("CRUMB_STORE")
 	}
-	if scheme, _, ok := strings.Cut(dir, "://"); ok {
+	if err := checkStoreLocation(dir); err != nil {
+		return nil, err
+	}
+	if scheme := store.URLScheme(dir); scheme != "" {
 		open, known := storeSchemes[scheme]
 		if !known {
 			return nil, withHint(errors.New("no store backend for "+scheme+"://"), "pass a store directory")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/crumb-dev/crumb/server"
 	"github.com/crumb-dev/crumb/store"
@@ -15,13 +16,17 @@ func init() {
 
 // redisOpener serves every namespace from the Redis store at rawURL: each
 // namespace (the token's) is a store namespace of its own, whatever
-// namespace the URL names. It checks at once that Redis answers.
+// namespace the URL names. A URL the store cannot use is an error; a Redis
+// that does not answer is not (crumb serve says so as it starts, and
+// /healthz tells while it lasts).
 func redisOpener(rawURL string) (server.Opener, error) {
 	probe, err := redisstore.Open(context.Background(), rawURL, redisstore.Options{})
-	if err != nil {
-		return nil, withHint(err, "check that Redis runs at the --store URL (redis://HOST:PORT/DB, or rediss://USER:PASSWORD@HOST:PORT/DB)")
+	if errors.Is(err, redisstore.ErrBadURL) {
+		return nil, withHint(err, "give the --store URL as redis://HOST:PORT/DB, or rediss://USER:PASSWORD@HOST:PORT/DB")
 	}
-	probe.Close()
+	if err == nil {
+		probe.Close()
+	}
 	return func(ns string) (store.Store, error) {
 		return redisstore.Open(context.Background(), rawURL, redisstore.Options{Namespace: ns})
 	}, nil

@@ -140,11 +140,17 @@ func startServe(t *testing.T, argv string) (*exec.Cmd, string, *syncBuffer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	lines := bufio.NewScanner(stderr)
+	// A bufio.Reader, not a Scanner: what it read past the line that
+	// names the address is copied on with the rest.
+	lines := bufio.NewReader(stderr)
 	var addr string
-	for lines.Scan() {
-		if m := regexp.MustCompile(`listening on http://(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+	for {
+		line, err := lines.ReadString('\n')
+		if m := regexp.MustCompile(`listening on http://(\S+)`).FindStringSubmatch(line); m != nil {
 			addr = m[1]
+			break
+		}
+		if err != nil {
 			break
 		}
 	}
@@ -152,7 +158,7 @@ func startServe(t *testing.T, argv string) (*exec.Cmd, string, *syncBuffer) {
 		t.Fatal("crumb serve did not say where it listens")
 	}
 	logged := &syncBuffer{}
-	go io.Copy(logged, stderr)
+	go io.Copy(logged, lines)
 	return cmd, addr, logged
 }
 

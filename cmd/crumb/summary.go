@@ -6,9 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/config"
-
 	"github.com/crumb-dev/crumb/summarize"
+	// The adapters of the APIs CRUMB_SUMMARY_API and [summary] api name:
+	// the command links both SDKs, a library user only those it imports.
+	_ "github.com/crumb-dev/crumb/summarize/anthropic"
+	_ "github.com/crumb-dev/crumb/summarize/openai"
 )
 
 // summaryEnvHelp says how summaries are configured, for errors and --help.
@@ -17,8 +21,9 @@ const summaryEnvHelp = `set CRUMB_SUMMARY_MODELS (a comma-separated ladder of mo
 // summarizer returns the Summarizer that the configuration file's
 // [summary] section and the environment (which wins) configure, when
 // summaries are on: for this call (--summarize), or for every call
-// (CRUMB_SUMMARY=on, or enabled in the file). Off, it returns nil.
-func summarizer(e *env, thisCall bool, file *config.Summary) (*summarize.Summarizer, error) {
+// (CRUMB_SUMMARY=on, or enabled in the file). Off, it returns nil (a nil
+// interface, so that crumb.Config sees no summarizer).
+func summarizer(e *env, thisCall bool, file *config.Summary) (crumb.Summarizer, error) {
 	on := thisCall
 	var base summarize.Config
 	if file != nil {

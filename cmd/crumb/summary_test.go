@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/crumb-dev/crumb/internal/llmtest"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
-const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":["--- FAIL: TestTour/tour_2"],"omitted":"the passing tests"}`
+const deepFailAnswer = `{"overview":"go test -v ./... failed: one subtest of TestTour fails.","critical_facts":[{"fact":"TestTour/tour_2 fails","quotes":["--- FAIL: TestTour/tour_2"]}],"omitted":"the passing tests"}`
 
 func runWithEnv(t *testing.T, env map[string]string, stdin string, args ...string) (int, string, string) {
 	t.Helper()
@@ -35,7 +39,7 @@ func TestSummarizeCommands(t *testing.T) {
 			env := map[string]string{"CRUMB_STORE": t.TempDir(), "CRUMB_GC": "off", "CRUMB_SUMMARY_API": api, "CRUMB_SUMMARY_URL": e.BaseURL,
 				"CRUMB_SUMMARY_MODELS": "500,ok", "CRUMB_SUMMARY_KEY": llmtest.Key}
 			code, view, stderr := runWithEnv(t, env, string(out), "project", "--kind", "command", "--exit-code", "1", "--summarize")
-			if code != 0 || !strings.Contains(view, "[crumb summary of a result (command)") || !strings.Contains(view, "✓ --- FAIL: TestTour/tour_2") {
+			if code != 0 || !strings.Contains(view, "[crumb summary of a result (command)") || !strings.Contains(view, `✓ L2502: "--- FAIL: TestTour/tour_2"`) {
 				t.Fatalf("project --summarize: exit %d\n%s\n%s", code, view, stderr)
 			}
 			if strings.Contains(stderr, llmtest.Key) {
@@ -58,7 +62,7 @@ func TestSummarizeCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, ran, _ := runWithEnv(t, env, "", "run", "--", "sh", "-c", "cat "+file+"; exit 1")
-			if code != 1 || !strings.Contains(ran, "✓ --- FAIL: TestTour/tour_2") {
+			if code != 1 || !strings.Contains(ran, `✓ L2502: "--- FAIL: TestTour/tour_2"`) {
 				t.Errorf("run with summaries: exit %d\n%s", code, ran)
 			}
 		})
@@ -81,7 +85,7 @@ func TestSummarizeNotConfigured(t *testing.T) {
 // its configuration file turns summaries on, and keeps the CallToolResult's
 // shape.
 func TestMCPSummaries(t *testing.T) {
-	e := llmtest.Start(t, "openai", `{"overview":"the helper printed 5000 numbered lines","critical_facts":["the last is \"line 5000 of the helper's output\""],"omitted":"the lines themselves"}`)
+	e := llmtest.Start(t, "openai", `{"overview":"the helper printed 5000 numbered lines","critical_facts":[{"fact":"the last is line 5000","quotes":["line 5000 of the helper's output"]}],"omitted":"the lines themselves"}`)
 	cfg := filepath.Join(t.TempDir(), "crumb.toml")
 	os.WriteFile(cfg, []byte("budget = 300\n[summary]\nenabled = true\napi = \"openai\"\nurl = \""+e.BaseURL+"\"\nmodels = [\"ok\"]\n"), 0o644)
 	call, stderr := mcpSessionEnv(t, map[string]string{"CRUMB_SUMMARY_KEY": llmtest.Key}, "--config", cfg)
@@ -96,10 +100,68 @@ func TestMCPSummaries(t *testing.T) {
 	if err := json.Unmarshal(big["result"], &r); err != nil || len(r.Content) != 1 {
 		t.Fatalf("result %s: %v (stderr %s)", big["result"], err, stderr)
 	}
-	if text := r.Content[0].Text; !strings.Contains(text, "[crumb summary of a result (mcp)") || !strings.Contains(text, `✓ the last is "line 5000`) || !strings.Contains(text, "crumb_read {") {
+	if text := r.Content[0].Text; !strings.Contains(text, "[crumb summary of a result (mcp)") || !strings.Contains(text, `✓ L1: "line 5000 of the helper's output"`) || !strings.Contains(text, "crumb_read {") {
 		t.Errorf("the MCP result is not the summary naming crumb_read:\n%s", text)
 	}
 	if e.Calls() != 1 {
 		t.Errorf("%d model calls", e.Calls())
+	}
+}
+
+// TestSummaryHugeAnswerBounded runs crumb project --summarize as a process
+// against an endpoint whose valid answer has an "omitted" of 50 MB: crumb
+// reads the answer only to its bound, shows the projection within the
+// budget, saying why, and its peak RSS stays under 100 MB.
+func TestSummaryHugeAnswerBounded(t *testing.T) {
+	crumbBin, err := exec.LookPath("crumb") // the test binary, set up by testscript.Main
+	if err != nil {
+		t.Skip("crumb is not on $PATH")
+	}
+	out, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "command-go-test-v-deep-fail", "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, api := range []string{"openai", "anthropic"} {
+		t.Run(api, func(t *testing.T) {
+			e := llmtest.Start(t, api, deepFailAnswer)
+			e.HugeBytes = 50 << 20
+			cmd := exec.Command(crumbBin, "project", "--kind", "command", "--exit-code", "1", "--summarize", "--json")
+			cmd.Env = append(os.Environ(), "CRUMB_STORE="+t.TempDir(), "CRUMB_GC=off", "CRUMB_SUMMARY_API="+api, "CRUMB_SUMMARY_URL="+e.BaseURL,
+				"CRUMB_SUMMARY_MODELS=huge", "CRUMB_SUMMARY_KEY="+llmtest.Key, "CRUMB_SUMMARY_TIMEOUT=20s")
+			cmd.Stdin = bytes.NewReader(out)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("crumb project: %v\n%s", err, stderr.String())
+			}
+			took := time.Since(start)
+			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+			var got struct {
+				View    string `json:"view"`
+				Receipt struct {
+					Output     string `json:"output"`
+					ViewTokens int    `json:"view_tokens"`
+					Budget     int    `json:"budget"`
+					Summary    struct {
+						Error string `json:"error"`
+					} `json:"summary"`
+				} `json:"receipt"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("%v:\n%.500s", err, stdout.String())
+			}
+			n := tokens.O200k().Count(got.View)
+			t.Logf("a 50 MB answer: %s in %v, peak RSS %.1f MB, a view of %d tokens; %s", got.Receipt.Output, took.Round(time.Millisecond), float64(rss)/(1<<20), n, got.Receipt.Summary.Error)
+			if got.Receipt.Output != "fallback" || !strings.Contains(got.Receipt.Summary.Error, "too large") || !strings.HasPrefix(got.View, "[crumb: no summary (huge: summarize: the answer is too large") {
+				t.Errorf("the answer was not refused as too large: %s\n%.300s", got.Receipt.Summary.Error, got.View)
+			}
+			if n > got.Receipt.Budget || got.Receipt.ViewTokens > got.Receipt.Budget {
+				t.Errorf("a view of %d tokens (receipt %d), budget %d", n, got.Receipt.ViewTokens, got.Receipt.Budget)
+			}
+			if limit := int64(rssLimit / 2); rss > limit {
+				t.Errorf("peak RSS %d MB, limit %d MB", rss>>20, limit>>20)
+			}
+		})
 	}
 }

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/limits"
 	"github.com/pelletier/go-toml/v2"
 	"gopkg.in/yaml.v3"
 )
@@ -187,11 +188,24 @@ func ParseYAML(data []byte) (*File, error) {
 	return &f, f.Validate()
 }
 
-// Validate checks the values: no negative numbers, globs that compile,
-// tool names MCP allows.
+// checkBudgets checks a budget and a threshold of the file (0 means the
+// default) against their limits; prefix names where they stand.
+func checkBudgets(prefix string, budget, threshold int) error {
+	if err := limits.ProxyBudget.Check(int64(budget)); err != nil {
+		return fmt.Errorf("%sbudget: %w", prefix, err)
+	}
+	if err := limits.Threshold.Check(int64(threshold)); err != nil {
+		return fmt.Errorf("%sthreshold: %w", prefix, err)
+	}
+	return nil
+}
+
+// Validate checks the values: budgets and thresholds within the ranges
+// every surface takes (internal/limits), no negative durations, globs that
+// compile, tool names MCP allows.
 func (f *File) Validate() error {
-	if f.Budget < 0 || f.Threshold < 0 {
-		return errors.New("budget and threshold must not be negative")
+	if err := checkBudgets("", f.Budget, f.Threshold); err != nil {
+		return err
 	}
 	for _, g := range f.Never {
 		if _, err := path.Match(g, ""); err != nil {
@@ -205,8 +219,8 @@ func (f *File) Validate() error {
 		if _, err := path.Match(t.Match, ""); err != nil {
 			return fmt.Errorf("tools[%d]: bad pattern %q: %w", i, t.Match, err)
 		}
-		if t.Budget < 0 || t.Threshold < 0 {
-			return fmt.Errorf("tools[%d]: budget and threshold must not be negative", i)
+		if err := checkBudgets(fmt.Sprintf("tools[%d].", i), t.Budget, t.Threshold); err != nil {
+			return err
 		}
 	}
 	if f.Store.TTL < 0 {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/crumb-dev/crumb/internal/textfmt"
 )
 
 // ParsePointer splits a JSON pointer (RFC 6901) into its reference tokens,
@@ -19,7 +21,7 @@ func ParsePointer(p string) ([]string, error) {
 		return nil, nil
 	}
 	if p[0] != '/' {
-		return nil, fmt.Errorf("JSON pointer %q must be empty or start with /", clip(p))
+		return nil, fmt.Errorf("JSON pointer %q must be empty or start with /", textfmt.Clip(p, 60, "..."))
 	}
 	parts := strings.Split(p[1:], "/")
 	for i, t := range parts {
@@ -41,7 +43,7 @@ func ParsePointer(p string) ([]string, error) {
 				j++
 				continue
 			}
-			return nil, fmt.Errorf("JSON pointer %q: '~' must be followed by 0 or 1 (write ~0 for ~ and ~1 for /)", clip(p))
+			return nil, fmt.Errorf("JSON pointer %q: '~' must be followed by 0 or 1 (write ~0 for ~ and ~1 for /)", textfmt.Clip(p, 60, "..."))
 		}
 		parts[i] = b.String()
 	}
@@ -65,13 +67,6 @@ func Pointer(tokens ...string) string {
 		b.WriteString(EscapeToken(t))
 	}
 	return b.String()
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "..."
-	}
-	return s
 }
 
 // Found is a value located by a pointer.
@@ -117,10 +112,10 @@ func (e *NotFoundError) Error() string {
 		at = "the document's root"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "JSON pointer %s names nothing: ", clip(e.Pointer))
+	fmt.Fprintf(&b, "JSON pointer %s names nothing: ", textfmt.Clip(e.Pointer, 60, "..."))
 	switch e.Kind {
 	case BeginObject:
-		fmt.Fprintf(&b, "the object at %s has no key %q; it has %d key", at, clip(e.Missing), e.Members)
+		fmt.Fprintf(&b, "the object at %s has no key %q; it has %d key", at, textfmt.Clip(e.Missing, 60, "..."), e.Members)
 		if e.Members != 1 {
 			b.WriteString("s")
 		}
@@ -142,7 +137,7 @@ func (e *NotFoundError) Error() string {
 			what = "the stream of top-level values"
 		}
 		if _, err := strconv.ParseUint(e.Missing, 10, 63); err != nil || (len(e.Missing) > 1 && e.Missing[0] == '0') {
-			fmt.Fprintf(&b, "%s at %s is indexed by whole numbers, not %q", what, at, clip(e.Missing))
+			fmt.Fprintf(&b, "%s at %s is indexed by whole numbers, not %q", what, at, textfmt.Clip(e.Missing, 60, "..."))
 		} else {
 			fmt.Fprintf(&b, "index %s is past the end of %s at %s", e.Missing, what, at)
 		}

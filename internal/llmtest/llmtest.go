@@ -4,7 +4,10 @@
 // them (method, path, key, version header, a JSON body); answers are shaped
 // as the real APIs shape them. How it answers depends on the model asked
 // for: "ok" (the answer given to Start), "malformed", "invalid", "lying",
-// "slow", "429", "500", "nousage" (no usage block), "zero" (usage of 0).
+// "slow", "429", "500", "nousage" (no usage block), "zero" (usage of 0),
+// "huge" (a valid summary whose "omitted" is HugeBytes long, streamed),
+// "drip" (a valid answer's first bytes, then a byte every 50 ms for up to a
+// minute), or any model given an answer with Answer.
 package llmtest
 
 import (
@@ -37,6 +40,20 @@ type Endpoint struct {
 	// OnCall, when set, runs at the start of each request (for example to
 	// check what is stored by then).
 	OnCall func()
+	// HugeBytes is the length of the "huge" model's "omitted" field; zero
+	// means 50 MB.
+	HugeBytes int
+	answers   map[string]string
+}
+
+// Answer makes model answer with text, as "ok" answers with Start's.
+func (e *Endpoint) Answer(model, text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.answers == nil {
+		e.answers = map[string]string{}
+	}
+	e.answers[model] = text
 }
 
 // Start starts a server for api ("openai" or "anthropic") whose "ok" model
@@ -91,6 +108,11 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	model, _ := req["model"].(string)
 	answer := e.answer
+	e.mu.Lock()
+	if a, ok := e.answers[model]; ok {
+		answer = a
+	}
+	e.mu.Unlock()
 	usage := `"usage":{"prompt_tokens":120,"completion_tokens":45,"total_tokens":165}`
 	ausage := `,"usage":{"input_tokens":120,"output_tokens":45}`
 	switch model {
@@ -99,7 +121,7 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "invalid":
 		answer = `{"overview":42,"critical_facts":"not a list"}`
 	case "lying":
-		answer = `{"overview":"Tests passed.","critical_facts":["TestParseRef passed at ref_test.go:43"],"omitted":""}`
+		answer = `{"overview":"Tests passed.","critical_facts":[{"fact":"TestParseRef passed at ref_test.go:43","quotes":["--- PASS: TestParseRef (0.00s)"]}],"omitted":""}`
 	case "slow":
 		select {
 		case <-r.Context().Done():
@@ -118,6 +140,9 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"type":"error","error":{"type":"overloaded_error","message":"try later"}}`)
 		}
 		return
+	case "huge", "drip":
+		e.stream(w, r, model)
+		return
 	case "nousage":
 		usage, ausage = "", ""
 	case "zero":
@@ -135,4 +160,50 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprintf(w, `{"id":"msg_01","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null%s}`, model, a, ausage)
+}
+
+// stream writes the "huge" or the "drip" answer in the API's shape without
+// holding it: the envelope's start, the summary's start, the long field
+// written a chunk at a time, then the ends.
+func (e *Endpoint) stream(w http.ResponseWriter, r *http.Request, model string) {
+	w.Header().Set("Content-Type", "application/json")
+	start, end := `{"id":"chatcmpl-1","object":"chat.completion","created":1764590000,"model":"`+model+`","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+		`","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":120,"completion_tokens":45,"total_tokens":165}}`
+	if e.api == "anthropic" {
+		start, end = `{"id":"msg_01","type":"message","role":"assistant","model":"`+model+`","content":[{"type":"text","text":"`,
+			`"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":120,"output_tokens":45}}`
+	}
+	// The summary, as the JSON string the envelope carries.
+	io.WriteString(w, start+`{\"overview\":\"a long answer\",\"critical_facts\":[],\"omitted\":\"`)
+	if model == "drip" {
+		flusher, _ := w.(http.Flusher)
+		for i := 0; i < 1200; i++ {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			io.WriteString(w, "x")
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+	} else {
+		n := e.HugeBytes
+		if n == 0 {
+			n = 50 << 20
+		}
+		chunk := make([]byte, 64<<10)
+		for i := range chunk {
+			chunk[i] = 'x'
+		}
+		for n > 0 {
+			k := min(n, len(chunk))
+			if _, err := w.Write(chunk[:k]); err != nil {
+				return // the client stopped reading
+			}
+			n -= k
+		}
+	}
+	io.WriteString(w, `\"}`+end)
 }

@@ -170,19 +170,34 @@ func skipEscape(line []byte, i int) int {
 
 // CutUTF8 returns the longest prefix of s of at most n bytes that does not
 // split a UTF-8 sequence.
-func CutUTF8(s []byte, n int) []byte {
-	if n >= len(s) {
+func CutUTF8(s []byte, n int) []byte { return s[:cutAt(s, n)] }
+
+// Clip shortens s to at most n bytes and appends mark ("…", "...") when it
+// cut anything; it cuts before a character, never inside one (bytes that
+// are not UTF-8 anyway are cut where n says). Every shortened text crumb
+// writes, a heading in a view or a value quoted back in an error, is cut by
+// Clip.
+func Clip(s string, n int, mark string) string {
+	if len(s) <= n {
 		return s
 	}
+	return s[:cutAt(s, n)] + mark
+}
+
+// cutAt is where CutUTF8 and Clip cut s for a limit of n bytes.
+func cutAt[T string | []byte](s T, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
 	if n <= 0 {
-		return s[:0]
+		return 0
 	}
 	i := n
 	for i > 0 && i > n-utf8.UTFMax && !utf8.RuneStart(s[i]) {
 		i--
 	}
 	if !utf8.RuneStart(s[i]) {
-		return s[:n] // not UTF-8 anyway; cut where asked
+		return n // not UTF-8 anyway; cut where asked
 	}
-	return s[:i]
+	return i
 }

@@ -6,6 +6,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/crumb-dev/crumb"
@@ -96,6 +97,19 @@ func Write(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// ParseArgs checks a tool call's arguments as "crumb project --args" and the
+// sidecar's args parameter take them: a JSON object, which is what every
+// tool call's arguments are.
+func ParseArgs(s string) (json.RawMessage, error) {
+	if !json.Valid([]byte(s)) {
+		return nil, errors.New("it is not valid JSON")
+	}
+	if t := bytes.TrimLeft([]byte(s), " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, errors.New("it is JSON but not an object: a tool call's arguments are an object such as {\"path\": \"a.go\"}")
+	}
+	return json.RawMessage(s), nil
 }
 
 // SetIntent returns a call's arguments with "intent" set to intent, as

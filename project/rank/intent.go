@@ -14,16 +14,6 @@ import (
 	"unicode"
 )
 
-// StopWords are left out of an intent's words: they name no evidence.
-var StopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "how": true, "what": true, "where": true, "why": true,
-	"when": true, "are": true, "does": true, "this": true, "that": true, "from": true, "which": true, "into": true,
-	"about": true, "find": true, "look": true, "see": true, "check": true, "read": true, "file": true, "code": true,
-	"function": true, "method": true, "class": true, "understand": true, "there": true, "their": true, "its": true,
-	"not": true, "can": true, "should": true, "would": true, "will": true, "was": true, "were": true, "has": true,
-	"have": true, "why's": true, "is": true, "it": true, "of": true, "to": true, "in": true, "on": true, "be": true,
-}
-
 // MaxWords bounds the words of an intent that are matched: the levels of
 // all of them pack into one Levels value.
 const MaxWords = 16
@@ -91,7 +81,7 @@ func Parse(raw string) *Intent {
 	}
 	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(raw), func(r rune) bool { return !isWordRune(r) }) {
-		if len(w) < 3 && !(shortWord(w) && alone[w]) || StopWords[w] || seen[w] {
+		if len(w) < 3 && !(shortWord(w) && alone[w]) || StopWord(w) || seen[w] {
 			continue
 		}
 		seen[w] = true

@@ -37,3 +37,19 @@ func TestNamedWeighsByNames(t *testing.T) {
 		t.Errorf("a unit that only mentions the word scores %v with names counted, %v without", b, a)
 	}
 }
+
+// The one stop-word list: prose words leave every intent, words that name
+// a log or the reading of it leave a log's only.
+func TestStopWords(t *testing.T) {
+	for _, tc := range []struct {
+		w         string
+		stop, log bool
+	}{
+		{"the", true, true}, {"am", true, true}, {"log", false, true}, {"lines", false, true},
+		{"gc", false, false}, {"timeout", false, false},
+	} {
+		if StopWord(tc.w) != tc.stop || LogStopWord(tc.w) != tc.log {
+			t.Errorf("%q: StopWord %v, LogStopWord %v; want %v, %v", tc.w, StopWord(tc.w), LogStopWord(tc.w), tc.stop, tc.log)
+		}
+	}
+}

@@ -8,14 +8,6 @@ package rank
 // abbreviation or as a piece of a word. It counts only when the intent
 // writes it alone: "js" in "core-js" is a piece of a key, not a word.
 
-// shortStopWords are the two-letter words of English prose that name no
-// evidence, beside those of StopWords.
-var shortStopWords = map[string]bool{
-	"am": true, "an": true, "as": true, "at": true, "by": true, "do": true, "he": true, "if": true, "me": true,
-	"my": true, "no": true, "or": true, "so": true, "up": true, "us": true, "we": true, "vs": true, "eg": true,
-	"ie": true, "oh": true,
-}
-
 // Short reports a word of fewer than three letters: it is met whole or
 // exactly, never in part (see shortWord).
 func (w Word) Short() bool { return len(w.Text) < 3 }
@@ -24,7 +16,7 @@ func (w Word) Short() bool { return len(w.Text) < 3 }
 // bytes, is one to match: two ASCII letters or digits, at least one a
 // letter, and not a word of prose.
 func shortWord(w string) bool {
-	if len(w) != 2 || shortStopWords[w] || StopWords[w] {
+	if len(w) != 2 || StopWord(w) {
 		return false
 	}
 	letter := false

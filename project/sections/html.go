@@ -7,6 +7,7 @@ import (
 	"html"
 	"strings"
 
+	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project/rank"
 )
 
@@ -113,7 +114,7 @@ func anchorOf(el []byte) string {
 		if i := bytes.Index(low, []byte(attr)); i >= 0 {
 			rest := el[i+len(attr):]
 			if j := bytes.IndexByte(rest, attr[len(attr)-1]); j > 0 {
-				return clip(html.UnescapeString(string(rest[:j])))
+				return textfmt.Clip(html.UnescapeString(string(rest[:j])), maxHeading, "…")
 			}
 		}
 	}

@@ -3,8 +3,8 @@ package sections
 import (
 	"bytes"
 	"sort"
-	"unicode/utf8"
 
+	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project/rank"
 )
 
@@ -267,7 +267,7 @@ func (s *Segmenter) after(cur *line) {
 func (s *Segmenter) start(cur *line, h heading) {
 	s.closeCur(cur.n - 1)
 	s.res.Total++
-	sec := Section{Heading: clip(h.text), Anchor: h.anchor, Names: h.names, Level: max(h.level, 1), Term: h.term,
+	sec := Section{Heading: textfmt.Clip(h.text, maxHeading, "…"), Anchor: h.anchor, Names: h.names, Level: max(h.level, 1), Term: h.term,
 		Line: cur.n, Body: cur.n + int64(h.span)}
 	o := &open{sec: sec, idx: -1}
 	if len(s.res.Sections) < MaxSections {
@@ -441,18 +441,6 @@ func (s *Segmenter) block(cur *line) (heading, bool) {
 		return heading{}, false
 	}
 	return heading{text: string(cur.t), level: 1, span: 1, head: true}, true
-}
-
-// clip bounds a heading's text.
-func clip(s string) string {
-	if len(s) <= maxHeading {
-		return s
-	}
-	i := maxHeading
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // indentOf measures leading white space, a tab reaching the next multiple

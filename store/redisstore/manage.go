@@ -331,3 +331,16 @@ func (s *Store) Annotate(ctx context.Context, ref store.Ref, attrs map[string]st
 	}
 	return fmt.Errorf("%w: annotating %s: the result kept changing", ErrRedis, ref)
 }
+
+var _ store.Checker = (*Store)(nil)
+
+// Check asks the server whether it answers (PING).
+func (s *Store) Check(ctx context.Context) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if err := s.c.Ping(ctx).Err(); err != nil {
+		return s.fail("checking that the server answers", err)
+	}
+	return nil
+}

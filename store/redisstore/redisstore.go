@@ -45,6 +45,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -146,6 +147,11 @@ func validNamespace(ns string) bool {
 	return true
 }
 
+func init() {
+	store.RegisterScheme("redis")
+	store.RegisterScheme("rediss")
+}
+
 // IsURL reports whether s names a Redis store (redis:// or rediss://)
 // rather than a directory.
 func IsURL(s string) bool {
@@ -175,6 +181,9 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, redact(rawURL), err)
 	}
+	if err := reachable(ctx, ropts); err != nil {
+		return nil, fmt.Errorf("%w: connecting to %s: %v", ErrRedis, redact(u.String()), err)
+	}
 	c := redis.NewClient(ropts)
 	s, err := newStore(ctx, c, opts, redact(u.String()))
 	if err != nil {
@@ -183,6 +192,23 @@ func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	}
 	s.ownClient = true
 	return s, nil
+}
+
+// reachable dials the server once, with the client's dial timeout: a server
+// that cannot be reached fails at once, rather than after go-redis's retries
+// of every dial and every command (20 dials and some seconds for a port
+// where nothing listens).
+func reachable(ctx context.Context, o *redis.Options) error {
+	timeout := o.DialTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	d := net.Dialer{Timeout: timeout}
+	conn, err := d.DialContext(ctx, o.Network, o.Addr)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }
 
 // New opens the store on a client the caller owns (one client may serve
@@ -219,6 +245,9 @@ func newStore(ctx context.Context, c redis.UniversalClient, opts Options, where 
 	}
 	return s, nil
 }
+
+// Redact returns a store URL with its password hidden, for messages.
+func Redact(raw string) string { return redact(raw) }
 
 // redact returns a URL with its password hidden.
 func redact(raw string) string {

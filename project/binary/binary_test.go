@@ -1,16 +1,28 @@
-package project
+package binary
 
 import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
+	"go/build"
 	"os"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/tokens"
 )
+
+// testInput returns an input over b as if stored, with the o200k counter.
+func testInput(t testing.TB, b []byte, budget int) *project.Input {
+	t.Helper()
+	src := project.BytesSource(b)
+	info := src.Info()
+	return &project.Input{Source: src, Ref: info.Ref, Digest: info.Digest, Budget: budget, Counter: tokens.O200k()}
+}
 
 func TestBinaryDetails(t *testing.T) {
 	var gz bytes.Buffer
@@ -34,13 +46,13 @@ func TestBinaryDetails(t *testing.T) {
 	}{
 		{"gzip", gz.Bytes(), []string{"gzip of dpkg.log", "modified 2026-11-29 12:00:00 UTC"}},
 		{"zip", zb.Bytes(), []string{"zip archive of 2 entries:", "com/example/Main.class"}},
-		{"go elf", elfBytes, []string{"ELF 64-bit", "Go program github.com/crumb-dev/crumb/project.test"}},
+		{"go elf", elfBytes, []string{"ELF 64-bit", "Go program github.com/crumb-dev/crumb/project/binary.test"}},
 	}
 	for _, tt := range tests {
 		if len(tt.in) == 0 {
 			t.Fatalf("%s: no input", tt.name)
 		}
-		out, err := Project(context.Background(), KindBinary, testInput(t, tt.in, 2000))
+		out, err := project.Project(context.Background(), project.KindBinary, testInput(t, tt.in, 2000))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +78,7 @@ func FuzzBinaryProject(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0, 3, 'a', 0}, uint16(150))
 	f.Fuzz(func(t *testing.T, b []byte, budget uint16) {
 		in := testInput(t, b, int(budget))
-		out, err := Project(context.Background(), KindBinary, in)
+		out, err := project.Project(context.Background(), project.KindBinary, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,9 +93,41 @@ func FuzzBinaryProject(f *testing.F) {
 		if n := in.Counter.Count(out.Text); n > in.Budget {
 			t.Fatalf("view has %d tokens, budget %d", n, in.Budget)
 		}
-		again, _ := Project(context.Background(), KindBinary, testInput(t, b, int(budget)))
+		again, _ := project.Project(context.Background(), project.KindBinary, testInput(t, b, int(budget)))
 		if again.Text != out.Text {
 			t.Fatal("not deterministic")
 		}
 	})
+}
+
+func TestBinaryNeverShowsBytes(t *testing.T) {
+	png, err := os.ReadFile("/usr/local/go/src/image/png/testdata/pngsuite/basn6a08.png")
+	if err != nil {
+		t.Skip("no PNG in the Go tree:", err)
+	}
+	in := testInput(t, png, 2000)
+	out, err := project.Project(context.Background(), project.KindBinary, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Text, "image/png, 32x32") || !strings.Contains(out.Text, string(in.Ref)) {
+		t.Errorf("binary view should name the type, size and ref: %s", out.Text)
+	}
+	if strings.Contains(out.Text, "PNG\r\n") || strings.ContainsRune(out.Text, 0) {
+		t.Errorf("binary view leaks raw bytes: %q", out.Text)
+	}
+}
+
+// A kind imports no other kind: of the project tree it uses project itself
+// and nothing else.
+func TestImportsNoOtherKind(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkg.Imports {
+		if strings.HasPrefix(p, "github.com/crumb-dev/crumb/project/") {
+			t.Errorf("project/binary imports %s", p)
+		}
+	}
 }

@@ -1,4 +1,11 @@
-package project
+// Package binary is crumb's projector of content that is not text: a view
+// that names the content's type, what its own headers say (a program's build
+// info, an archive's entries, a compressed file's original name), its size
+// and the read that saves its exact bytes, and never shows a byte of it.
+//
+// It registers itself for [project.KindBinary] when imported; the crumb
+// package imports it, as it imports every kind crumb ships.
+package binary
 
 import (
 	"archive/tar"
@@ -15,11 +22,12 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/sniff"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
 )
 
 func init() {
-	Register(KindBinary, ProjectorFunc(projectBinary))
+	project.Register(project.KindBinary, project.ProjectorFunc(projectBinary))
 }
 
 // maxArchiveEntries is the most entries of an archive a binary view lists.
@@ -29,11 +37,11 @@ const maxArchiveEntries = 30
 // its detected type, what its own headers say (a program's build info, an
 // archive's entries, a compressed file's original name), its size and how to
 // get the exact bytes back.
-func projectBinary(ctx context.Context, in *Input) (Output, error) {
+func projectBinary(ctx context.Context, in *project.Input) (project.Output, error) {
 	head := make([]byte, min(in.Source.Size(), sniff.Len))
 	n, err := in.Source.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return Output{}, err
+		return project.Output{}, err
 	}
 	head = head[:n]
 	desc := sniff.Describe(head)
@@ -63,13 +71,13 @@ func projectBinary(ctx context.Context, in *Input) (Output, error) {
 		text += "\n" + d
 		room -= c
 	}
-	return Output{Text: text}, nil
+	return project.Output{Text: text}, nil
 }
 
 // binaryDetails reads what a binary's own headers say about it, each fact a
 // line. Formats it does not know give none. Reads are bounded: headers,
 // section tables and archive directories, never the whole content.
-func binaryDetails(src Source, head []byte) []string {
+func binaryDetails(src project.Source, head []byte) []string {
 	sr := io.NewSectionReader(src, 0, src.Size())
 	switch {
 	case bytes.HasPrefix(head, []byte("\x7fELF")):

@@ -1,0 +1,124 @@
+//go:build linux
+
+package crumb_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/storefault"
+	"github.com/crumb-dev/crumb/tokens"
+)
+
+// faultLog returns a log of n lines whose first and last lines name it.
+func faultLog(name string, n int) (data []byte, first, last string) {
+	first, last = "first line of "+name, "last line of "+name+": exit status 3"
+	var b bytes.Buffer
+	b.WriteString(first + "\n")
+	for i := 2; i < n; i++ {
+		fmt.Fprintf(&b, "%s step %d: compiling module %d of the build\n", name, i, i%97)
+	}
+	b.WriteString(last + "\n")
+	return b.Bytes(), first, last
+}
+
+// TestGuardStoreFaults projects results through a Guard whose store is
+// unavailable (a stopped Redis), full (a tmpfs with no room), read-only (a
+// read-only mount) or evicting (Redis under maxmemory): a small result
+// passes through unchanged; a larger one reaches the caller within its
+// bounds (the budget, or the hard cap for one shown whole), with its first
+// and last lines, and a view of a result not kept says so and why, as its
+// receipt does.
+func TestGuardStoreFaults(t *testing.T) {
+	const budget = 500
+	for _, f := range storefault.Faults {
+		t.Run(f.Name, func(t *testing.T) {
+			st := storefault.Open(t, f.Make(t))
+			g := newGuard(t, crumb.Config{Store: st, Budget: budget})
+			ctx := context.Background()
+			small := []byte("ok: 3 tests passed\n")
+			v, err := g.Project(ctx, crumb.Result{Tool: "run", Body: small})
+			if err != nil || v.Text != string(small) || v.Receipt.Output != crumb.OutputExact {
+				t.Fatalf("a small result: %v, %s %q; want it unchanged", err, v.Receipt.Output, v.Text)
+			}
+			for _, c := range []struct {
+				name  string
+				lines int
+				most  int // tokens
+			}{
+				{"medium", 500, int(crumb.DefaultHardCap)}, // shown whole, within the hard cap
+				{"large", 60000, budget},                   // its two ends, within the budget
+			} {
+				data, first, last := faultLog(f.Name+" "+c.name, c.lines)
+				v, err := g.Project(ctx, crumb.Result{Tool: "run", Reader: bytes.NewReader(data)})
+				if err != nil {
+					t.Fatalf("%s result: Project: %v", c.name, err)
+				}
+				if !strings.Contains(v.Text, first) || !strings.Contains(v.Text, last) {
+					t.Errorf("%s result: the view lost the first or the last line:\n%.800s", c.name, v.Text)
+				}
+				if n := tokens.O200k().Count(v.Text); n > c.most {
+					t.Errorf("%s result: the view has %d tokens, over %d", c.name, n, c.most)
+				}
+				if v.Receipt.Stored {
+					if !f.MayKeep {
+						t.Errorf("%s result: stored in a store that is %s", c.name, f.Name)
+					}
+					continue
+				}
+				if v.Receipt.Output != crumb.OutputFallback || v.Receipt.StoreError == "" || v.Ref != "" || v.Next != nil {
+					t.Errorf("%s result not kept: output %q, store error %q, ref %q, next %v; want a fallback that says why and names no read", c.name, v.Receipt.Output, v.Receipt.StoreError, v.Ref, v.Next)
+				}
+				if !strings.Contains(v.Text, "could not store this result ("+v.Receipt.StoreError+")") {
+					t.Errorf("%s result: the view does not say why it was not kept (%s):\n%.800s", c.name, v.Receipt.StoreError, v.Text)
+				}
+				t.Logf("%s: %s", c.name, v.Receipt.StoreError)
+			}
+		})
+	}
+}
+
+// TestGuardDefaultStoreUnusable makes a Guard on the default store when
+// that is a directory other users may write to (which the store refuses)
+// or a path that cannot be created: New succeeds, and a large result
+// reaches the caller as the bounded view that says why it was not kept.
+func TestGuardDefaultStoreUnusable(t *testing.T) {
+	open := t.TempDir() + "/open"
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	notDir := t.TempDir() + "/file"
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, dir, why string }{
+		{"mode 0777", open, "other users may write to it"},
+		{"unwritable path", notDir + "/store", "not a directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CRUMB_STORE", c.dir)
+			g, err := crumb.New(crumb.Config{Budget: 300})
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			defer g.Close()
+			data, first, last := faultLog(c.name, 20000)
+			v, err := g.Project(context.Background(), crumb.Result{Tool: "run", Body: data})
+			if err != nil {
+				t.Fatalf("Project: %v", err)
+			}
+			if v.Receipt.Stored || !strings.Contains(v.Receipt.StoreError, c.why) || !strings.Contains(v.Text, c.why) ||
+				!strings.Contains(v.Text, first) || !strings.Contains(v.Text, last) {
+				t.Errorf("stored %v, store error %q; want a view of both ends that says %q:\n%.600s", v.Receipt.Stored, v.Receipt.StoreError, c.why, v.Text)
+			}
+		})
+	}
+}
