@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/crumb-dev/crumb/store"
 )
@@ -28,9 +30,9 @@ func (c *Compactor) parse(input []byte) (*thread, error) {
 	case '[':
 		rawMsgs = in
 	case '{':
-		o, err := parseObject(in)
+		o, err := parseUnique(in)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInput, err)
+			return nil, fmt.Errorf("%w: the request body: %v", ErrInput, err)
 		}
 		rawMsgs = o.get("messages")
 		if rawMsgs == nil {
@@ -49,9 +51,12 @@ func (c *Compactor) parse(input []byte) (*thread, error) {
 		t.format = detect(elems)
 	}
 	for i, e := range elems {
-		m, err := cached(c, c.msgs, string(t.format)+":"+string(e), func() (*message, error) { return parseMessage(e, t.format, i) })
-		if err != nil {
-			return nil, err
+		mm := c.messages(t.format)
+		m, ok := peek(c, mm, e)
+		if !ok {
+			if m, err = cached(c, mm, string(e), func() (*message, error) { return parseMessage(e, t.format, i) }); err != nil {
+				return nil, err
+			}
 		}
 		t.msgs = append(t.msgs, m)
 	}
@@ -86,18 +91,20 @@ func (c *Compactor) Compact(ctx context.Context, input []byte) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Format: t.format, Messages: len(t.msgs)}
+	res := &Result{Format: t.format, Messages: len(t.msgs), Budget: c.opts.Budget}
 	p := &plan{c: c, t: t, ctx: ctx, calls: map[string]toolCall{}}
 	p.out = make([]json.RawMessage, len(t.msgs))
 	p.cost = make([]int, len(t.msgs))
+	p.rawPre = make([]int, len(t.msgs)+1)
 	for i, m := range t.msgs {
 		p.out[i] = m.raw
 		p.cost[i] = c.count(m.raw)
-		res.TokensBefore += p.cost[i]
+		p.rawPre[i+1] = p.rawPre[i] + p.cost[i]
 		for _, tc := range m.calls {
 			p.calls[tc.id] = tc
 		}
 	}
+	res.TokensBefore = p.rawPre[len(t.msgs)]
 	p.anchorEnd, p.starts = t.turns()
 	nT := len(p.starts)
 	raw := p.turnCosts()
@@ -114,10 +121,7 @@ func (c *Compactor) Compact(ctx context.Context, input []byte) (*Result, error) 
 	// this thread needed (each prefix of its turns), so that it never
 	// shrinks as the thread grows and a block once written stays.
 	k := 0
-	anchor := 0
-	for i := 0; i < p.anchorEnd; i++ {
-		anchor += p.cost[i]
-	}
+	anchor := p.rawPre[p.anchorEnd]
 	if c.opts.Budget > 0 {
 		for m := 1; m <= nT; m++ {
 			// Where the old turns step forward, fold with room to spare for
@@ -154,29 +158,60 @@ func (c *Compactor) Compact(ctx context.Context, input []byte) (*Result, error) 
 			old = nT - c.opts.Recent
 		}
 	}
+	rest := 0 // the turns after the folded ones, as they will be sent
+	for i := p.turnStart(k * c.opts.FoldStep); i < len(p.cost); i++ {
+		rest += p.cost[i]
+	}
+	spans := lazySpans(k, p.merge())
+	blocks, err := p.blocks(spans)
+	if err != nil {
+		return nil, err
+	}
+	// Still over budget with every old turn folded that can be: the summary
+	// tightens, merging its blocks as often as it takes, until it fits or
+	// is one block.
+	if c.opts.Budget > 0 && k > 0 && anchor+summaryCost(blocks)+rest > c.opts.Budget {
+		if blocks, err = p.tighten(tighterSpans(k, p.merge()), c.opts.Budget-anchor-rest); err != nil {
+			return nil, err
+		}
+	}
 
 	msgs := make([]json.RawMessage, 0, len(p.out)+1)
 	msgs = append(msgs, p.out[:p.anchorEnd]...)
 	folded := p.anchorEnd
 	if k > 0 {
-		sum, err := p.summary(k)
-		if err != nil {
-			return nil, err
-		}
-		blocks := make([]json.RawMessage, len(sum))
-		for i, blk := range sum {
-			blocks[i] = blk.text
+		texts := make([]json.RawMessage, len(blocks))
+		for i, blk := range blocks {
+			// The folded messages stay in the store while the thread
+			// refers to them.
+			if err := p.keep(blk); err != nil {
+				return nil, err
+			}
+			texts[i] = blk.text
 			res.Folds = append(res.Folds, blk.fold)
 		}
-		msgs = append(msgs, summaryMessage(blocks))
+		sum := summaryMessage(texts)
+		msgs = append(msgs, sum)
+		res.SummaryTokens = c.count(sum)
 		folded = p.turnStart(k * c.opts.FoldStep)
+		res.FoldedTurns = k * c.opts.FoldStep
 	}
 	msgs = append(msgs, p.out[folded:]...)
 	res.OldTurns = old
+	res.RecentTurns = nT - old
 	res.MessagesAfter = len(msgs)
-	for _, m := range msgs {
-		res.TokensAfter += c.count(m)
+	for i := 0; i < p.anchorEnd; i++ {
+		res.TaskTokens += c.count(p.out[i])
 	}
+	for i := folded; i < len(p.out); i++ {
+		n := c.count(p.out[i])
+		if i < p.turnStart(old) {
+			res.OlderTokens += n
+		} else {
+			res.RecentTokens += n
+		}
+	}
+	res.TokensAfter = res.TaskTokens + res.SummaryTokens + res.OlderTokens + res.RecentTokens
 	res.OverBudget = c.opts.Budget > 0 && res.TokensAfter > c.opts.Budget
 	arr := joinArray(msgs)
 	if t.body == nil {
@@ -195,16 +230,18 @@ type plan struct {
 	calls     map[string]toolCall
 	out       []json.RawMessage // each message as it will be sent
 	cost      []int             // and its tokens
+	rawPre    []int             // prefix sums of the messages' tokens as they came
 	anchorEnd int
 	starts    []int // first message of each turn
-	sums      map[int][]foldBlock
-	folds     map[[2]int]foldBlock
+	folds     map[span]foldBlock
 }
 
 type foldBlock struct {
 	fold Fold
 	text json.RawMessage // the text block
 	cost int
+	// first and end are the messages [first, end) the block stands for.
+	first, end int
 }
 
 // oldTurns is how many of the first m turns are old: none while there are
@@ -243,24 +280,48 @@ func (p *plan) turnCosts() []int {
 // crumbTurns turns the tool results and attachments of turns [from, to)
 // into breadcrumbs.
 func (p *plan) crumbTurns(from, to int, res *Result) error {
+	var idx []int
 	for i := p.turnStart(from); i < p.turnStart(to); i++ {
-		m := p.t.msgs[i]
-		if len(m.results) == 0 && m.media == 0 {
+		if m := p.t.msgs[i]; len(m.results) > 0 || m.media > 0 {
+			idx = append(idx, i)
+		}
+	}
+	// Storing a result waits on the disk (each is synced) far longer than
+	// it computes, so a few messages are crumbed at a time; the results
+	// are applied in order, so the thread is the same whatever the timing.
+	crumbs := make([]crumbedMessage, len(idx))
+	errs := make([]error, len(idx))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(idx), crumbWorkers) {
+		wg.Go(func() {
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= len(idx) {
+					return
+				}
+				i := idx[j]
+				crumbs[j], errs[j] = p.c.crumbed(p.ctx, p.t.msgs[i], p.calls, p.cost[i])
+			}
+		})
+	}
+	wg.Wait()
+	for j, i := range idx {
+		if errs[j] != nil {
+			return fmt.Errorf("history: message %d: %w", i, errs[j])
+		}
+		if crumbs[j].n == 0 {
 			continue
 		}
-		c, err := p.c.crumbed(p.ctx, m, p.calls, p.cost[i])
-		if err != nil {
-			return fmt.Errorf("history: message %d: %w", i, err)
-		}
-		if c.n == 0 {
-			continue
-		}
-		p.out[i] = c.raw
-		p.cost[i] = p.c.count(c.raw)
-		res.Breadcrumbs += c.n
+		p.out[i] = crumbs[j].raw
+		p.cost[i] = p.c.count(crumbs[j].raw)
+		res.Breadcrumbs += crumbs[j].n
 	}
 	return nil
 }
+
+// crumbWorkers is how many messages crumbTurns crumbs at a time.
+const crumbWorkers = 8
 
 // crumbedMessage is an old message with its breadcrumbs: its new text, how
 // many parts it replaced, and the refs they name.
@@ -275,7 +336,7 @@ type crumbedMessage struct {
 // checks only that what they name is still stored.
 func (c *Compactor) crumbed(ctx context.Context, m *message, calls map[string]toolCall, cost int) (crumbedMessage, error) {
 	var key strings.Builder
-	key.Write(m.raw)
+	key.Write(m.sum[:])
 	for _, r := range m.results {
 		tc := calls[r.callID]
 		key.WriteString("\x00" + tc.name + "\x00")
@@ -312,20 +373,17 @@ func (c *Compactor) crumbed(ctx context.Context, m *message, calls map[string]to
 	})
 }
 
-// total is the cost the first m turns had, with k summary blocks: the
-// anchor, the summary, the old turns not folded as breadcrumbs and the
-// newer ones whole.
+// total is the cost the first m turns had, with k groups folded into the
+// summary: the anchor, the summary, the old turns not folded as breadcrumbs
+// and the newer ones whole.
 func (p *plan) total(anchor, m, k int, raw, crumbed []int) (int, error) {
 	tot := anchor
 	if k > 0 {
-		blocks, err := p.summary(k)
+		blocks, err := p.blocks(lazySpans(k, p.merge()))
 		if err != nil {
 			return 0, err
 		}
-		tot += messageOverhead + 8
-		for _, blk := range blocks {
-			tot += blk.cost
-		}
+		tot += summaryCost(blocks)
 	}
 	old := p.oldTurns(m)
 	tot += crumbed[old] - crumbed[k*p.c.opts.FoldStep]
@@ -333,50 +391,131 @@ func (p *plan) total(anchor, m, k int, raw, crumbed []int) (int, error) {
 	return tot, nil
 }
 
-// summary returns the blocks of the running summary when the first k
-// FoldStep-turn groups are folded. Once there are twice FoldStep groups, the
-// oldest FoldStep of them merge into one block, and so on, so that the
-// summary grows by one block per FoldStep² turns; a merge is the one change
-// to earlier blocks, once per FoldStep² turns.
-func (p *plan) summary(k int) ([]foldBlock, error) {
-	if blocks, ok := p.sums[k]; ok {
-		return blocks, nil
+// summaryCost is what the summary message of blocks takes.
+func summaryCost(blocks []foldBlock) int {
+	if len(blocks) == 0 {
+		return 0
 	}
+	n := messageOverhead + 8
+	for _, blk := range blocks {
+		n += blk.cost
+	}
+	return n
+}
+
+// A span is a block of the running summary: the FoldStep-turn groups
+// [from, to) folded into it.
+type span struct{ from, to int }
+
+// merge is how many blocks merge into one: FoldStep, and at least two, so
+// that merging shrinks the summary whatever the step.
+func (p *plan) merge() int { return max(p.c.opts.FoldStep, 2) }
+
+// lazySpans are the blocks of the running summary when the first k groups
+// are folded. Blocks merge s at a time, level by level: a level keeps
+// between s and 2s-1 blocks, and once it would reach 2s its oldest s merge
+// into one block of the level above. The summary so has about 2s blocks per
+// level, log_s(k) levels, and each level changes once per s of the blocks
+// of the level below: a merge is the one change to earlier blocks, and the
+// higher its level the rarer it is.
+func lazySpans(k, s int) []span {
+	return spansOf(k, s, func(n int) int {
+		if n < 2*s {
+			return 0
+		}
+		return n/s - 1
+	})
+}
+
+// tighterSpans are the smaller summaries Compact falls back to, tightest
+// last, when the blocks of lazySpans do not fit the budget: first k
+// written in base s (at most s-1 blocks a level), then its oldest blocks
+// merged into one, one more at a time, down to a single block.
+func tighterSpans(k, s int) [][]span {
+	strict := spansOf(k, s, func(n int) int { return n / s })
+	out := [][]span{strict}
+	for j := 1; j < len(strict); j++ {
+		out = append(out, append([]span{{0, strict[j].to}}, strict[j+1:]...))
+	}
+	return out
+}
+
+// tighten returns the blocks of the first of candidates (as tighterSpans
+// gives them, each smaller than the one before, nearly always) whose
+// summary fits room, or of the last when none does. Past the first, it
+// searches by halves: each candidate is a fold of a larger stretch.
+func (p *plan) tighten(candidates [][]span, room int) ([]foldBlock, error) {
+	fits := func(i int) ([]foldBlock, bool, error) {
+		blocks, err := p.blocks(candidates[i])
+		return blocks, err == nil && summaryCost(blocks) <= room, err
+	}
+	blocks, ok, err := fits(0)
+	if ok || err != nil || len(candidates) == 1 {
+		return blocks, err
+	}
+	lo, hi := 1, len(candidates)-1
+	if blocks, ok, err = fits(hi); !ok || err != nil {
+		return blocks, err
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if _, ok, err := fits(mid); err != nil {
+			return nil, err
+		} else if ok {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return p.blocks(candidates[hi])
+}
+
+// spansOf splits groups [0, k) into blocks, level by level: up returns how
+// many blocks of the level above take the oldest of n blocks of a level.
+func spansOf(k, s int, up func(n int) int) []span {
+	var out []span
+	var level func(n, unit int)
+	level = func(n, unit int) {
+		hi := up(n)
+		if hi > 0 {
+			level(hi, unit*s)
+		}
+		for j := hi * s; j < n; j++ {
+			out = append(out, span{j * unit, (j + 1) * unit})
+		}
+	}
+	level(k, 1)
+	return out
+}
+
+// blocks returns the summary blocks of spans.
+func (p *plan) blocks(spans []span) ([]foldBlock, error) {
 	s := p.c.opts.FoldStep
-	merged := 0
-	if k >= 2*s {
-		merged = k/s - 1
-	}
-	var out []foldBlock
-	add := func(fromTurn, toTurn int) error {
-		key := [2]int{fromTurn, toTurn}
-		blk, ok := p.folds[key]
+	out := make([]foldBlock, 0, len(spans))
+	for _, sp := range spans {
+		blk, ok := p.folds[sp]
 		if !ok {
+			first, end := p.turnStart(sp.from*s), p.turnStart(sp.to*s)
 			var err error
-			if blk, err = p.c.fold(p.ctx, p.t, p.turnStart(fromTurn), p.turnStart(toTurn)); err != nil {
-				return err
+			small := sp.to-sp.from <= s // at most FoldStep² turns: a summarizer may write it
+			if blk, err = p.c.fold(p.ctx, p.t, first, end, p.rawPre[end]-p.rawPre[first], small); err != nil {
+				return nil, err
 			}
 			if p.folds == nil {
-				p.folds = map[[2]int]foldBlock{}
+				p.folds = map[span]foldBlock{}
 			}
-			p.folds[key] = blk
+			p.folds[sp] = blk
 		}
 		out = append(out, blk)
-		return nil
 	}
-	for j := 0; j < merged; j++ {
-		if err := add(j*s*s, (j+1)*s*s); err != nil {
-			return nil, err
-		}
-	}
-	for b := merged * s; b < k; b++ {
-		if err := add(b*s, (b+1)*s); err != nil {
-			return nil, err
-		}
-	}
-	if p.sums == nil {
-		p.sums = map[int][]foldBlock{}
-	}
-	p.sums[k] = out
 	return out, nil
+}
+
+// keep stores the messages a block of the output stands for.
+func (p *plan) keep(blk foldBlock) error {
+	ref, err := p.c.put(p.ctx, p.t.foldData(blk.first, blk.end), store.Meta{Kind: "json", Tool: "history.fold"})
+	if err == nil && ref != blk.fold.Ref {
+		err = fmt.Errorf("history: the store kept messages %d-%d as ref %s, not %s", blk.first+1, blk.end, ref, blk.fold.Ref)
+	}
+	return err
 }

@@ -14,6 +14,8 @@ import (
 func commas(n int) string   { return textfmt.Int(int64(n)) }
 func sizeText(n int) string { return textfmt.Size(int64(n)) }
 
+func plural(n int, word string) string { return textfmt.Plural(int64(n), word) }
+
 func lineCount(b []byte) int {
 	if len(b) == 0 {
 		return 0
@@ -100,53 +102,66 @@ func jsonShape(body []byte) string {
 // one line per user or assistant message (its first words, each tool call it
 // made and what the call found), cut to fit room tokens.
 func (c *Compactor) digest(t *thread, first, end, room int) string {
-	found := map[string]string{}
+	// Where each call's result is; what it found is read only for the
+	// lines that fit, so a block of thousands of messages costs little more
+	// than one of a few.
+	results := map[string]toolResult{}
 	for i := first; i < end; i++ {
 		for _, r := range t.msgs[i].results {
-			body, kind := resultBytes(r.content)
-			f := textfmt.Clip(foundLine(body, kind), 140, "…")
-			if isBreadcrumb(r.content) {
-				f = "(a breadcrumb)"
-			}
-			if r.isError {
-				f = "error: " + f
-			}
-			found[r.callID] = fmt.Sprintf("%s, %s", sizeText(len(body)), f)
+			results[r.callID] = r
 		}
 	}
-	var lines []string
+	found := func(id string) (string, bool) {
+		r, ok := results[id]
+		if !ok {
+			return "", false
+		}
+		body, kind := resultBytes(r.content)
+		f := textfmt.Clip(foundLine(body, kind), 140, "…")
+		if isBreadcrumb(r.content) {
+			f = "(a breadcrumb)"
+		}
+		if r.isError {
+			f = "error: " + f
+		}
+		return fmt.Sprintf("%s, %s", sizeText(len(body)), f), true
+	}
+	lines := 0
+	for i := first; i < end; i++ {
+		if !t.msgs[i].answer {
+			lines++
+		}
+	}
+	var b strings.Builder
+	used, n := 0, 0
 	for i := first; i < end; i++ {
 		m := t.msgs[i]
 		if m.answer {
 			continue
 		}
-		var b strings.Builder
-		b.WriteString("- " + m.role + ":")
+		var l strings.Builder
+		l.WriteString("- " + m.role + ":")
 		if s := firstWords(contentText(messageText(m, t.format))); s != "" {
-			b.WriteString(" " + textfmt.Clip(s, 120, "…"))
+			l.WriteString(" " + textfmt.Clip(s, 120, "…"))
 		}
 		for _, tc := range m.calls {
-			fmt.Fprintf(&b, " [called %s %s", tc.name, textfmt.Clip(string(tc.args), 100, "…"))
-			if f, ok := found[tc.id]; ok {
-				b.WriteString(" → " + f)
+			fmt.Fprintf(&l, " [called %s %s", tc.name, textfmt.Clip(string(tc.args), 100, "…"))
+			if f, ok := found(tc.id); ok {
+				l.WriteString(" → " + f)
 			}
-			b.WriteString("]")
+			l.WriteString("]")
 		}
-		lines = append(lines, b.String())
-	}
-	var b strings.Builder
-	used := 0
-	for i, l := range lines {
-		n := c.opts.Counter.Count(l) + 1
-		if used+n > room && i > 0 {
-			fmt.Fprintf(&b, "\n- … %d more messages: read them", len(lines)-i)
+		cost := c.opts.Counter.Count(l.String()) + 1
+		if used+cost > room && n > 0 {
+			fmt.Fprintf(&b, "\n- … %d more messages: read them", lines-n)
 			break
 		}
-		if i > 0 {
+		if n > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(l)
-		used += n
+		b.WriteString(l.String())
+		used += cost
+		n++
 	}
 	return b.String()
 }

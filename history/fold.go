@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -127,45 +128,59 @@ func (c *Compactor) hintFor(ref store.Ref) string {
 	return c.opts.Hint(recall.Request{Ref: ref})
 }
 
-// fold stores messages [first, end) exactly and returns the summary block
-// that stands for them. A Compactor writes each block once: a thread
-// compacted again gets the same block, even when a summarizer would now
-// answer differently.
-func (c *Compactor) fold(ctx context.Context, t *thread, first, end int) (foldBlock, error) {
+// foldData is messages [first, end) as they came, as a JSON array: what a
+// summary block keeps in the store.
+func (t *thread) foldData(first, end int) []byte {
 	raws := make([]json.RawMessage, 0, end-first)
 	for i := first; i < end; i++ {
 		raws = append(raws, t.msgs[i].raw)
 	}
-	data := joinArray(raws)
-	// The block depends on the messages and on where they start.
-	blk, err := cached(c, c.folds, fmt.Sprint(first, ":", string(data)), func() (foldBlock, error) {
-		return c.newFold(ctx, t, first, end, raws, data)
+	return joinArray(raws)
+}
+
+// fold returns the summary block that stands for messages [first, end),
+// which take tokens as they came. The block names the ref the messages are
+// kept as; the caller stores them when the block is sent (a block only
+// weighed against the budget needs no store). A summarizer writes it when
+// summarize is set, else the digest does. A Compactor writes each
+// block once: a thread compacted again gets the same block, even when a
+// summarizer would now answer differently.
+func (c *Compactor) fold(ctx context.Context, t *thread, first, end, tokens int, summarize bool) (foldBlock, error) {
+	// The block depends on the messages and on where they start; the key
+	// names them by their digests, so a block already made costs no copy
+	// and no hash of what it stands for.
+	h := sha256.New()
+	for i := first; i < end; i++ {
+		h.Write(t.msgs[i].sum[:])
+	}
+	key := fmt.Sprintf("%d:%d:%x", first, end, h.Sum(nil))
+	blk, err := cached(c, c.folds, key, func() (foldBlock, error) {
+		data := t.foldData(first, end)
+		return c.newFold(ctx, t, first, end, tokens, data, store.Sum(data), summarize)
 	})
 	if err != nil {
 		return foldBlock{}, err
 	}
-	// The folded messages stay in the store while the thread refers to them.
-	if _, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"}); err != nil {
-		return foldBlock{}, err
-	}
+	blk.first, blk.end = first, end
 	return blk, nil
 }
 
-func (c *Compactor) newFold(ctx context.Context, t *thread, first, end int, raws []json.RawMessage, data []byte) (foldBlock, error) {
-	tokens := 0
-	for _, raw := range raws {
-		tokens += c.count(raw)
-	}
-	ref, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"})
-	if err != nil {
-		return foldBlock{}, err
-	}
+func (c *Compactor) newFold(ctx context.Context, t *thread, first, end, tokens int, data []byte, sum string, summarize bool) (foldBlock, error) {
+	ref := store.RefOf(sum)
 	f := Fold{First: first, Last: end - 1, Ref: ref, Tokens: tokens}
 	head := fmt.Sprintf("[crumb summary of messages %d-%d (%d messages, %s tokens), kept exactly as ref %s (a JSON array of the messages); read them with: %s]",
 		first+1, end, end-first, commas(tokens), ref, c.hintFor(ref))
 	digest := c.digest(t, first, end, c.opts.FoldTokens-c.opts.Counter.Count(head))
 	text := digest
-	if c.opts.Summarizer != nil {
+	if c.opts.Summarizer != nil && summarize {
+		// The summarizer's answer is cached beside the messages.
+		if _, err := c.put(ctx, data, store.Meta{Kind: "json", Tool: "history.fold"}); err != nil {
+			return foldBlock{}, err
+		}
+		raws := make([]json.RawMessage, 0, end-first)
+		for i := first; i < end; i++ {
+			raws = append(raws, t.msgs[i].raw)
+		}
 		s, err := c.summarize(ctx, t.format, raws, digest, ref)
 		switch {
 		case err != nil:

@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -43,7 +44,8 @@ func ParseFormat(s string) (Format, error) {
 // message is one message of a thread, read far enough to compact it.
 type message struct {
 	obj  object
-	raw  json.RawMessage // the message as it came, compact
+	raw  json.RawMessage   // the message as it came, compact
+	sum  [sha256.Size]byte // raw's SHA-256, which names it in the caches
 	role string
 	// calls are the tool calls the message makes.
 	calls []toolCall
@@ -96,11 +98,12 @@ func detect(msgs []json.RawMessage) Format {
 
 // parseMessage reads one message in format f.
 func parseMessage(raw json.RawMessage, f Format, i int) (*message, error) {
-	o, err := parseObject(raw)
+	o, err := parseUnique(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: message %d: %v", ErrInput, i, err)
 	}
 	m := &message{obj: o, raw: o.marshal(), role: o.str("role")}
+	m.sum = sha256.Sum256(m.raw)
 	if m.role == "" {
 		return nil, fmt.Errorf("%w: message %d has no role", ErrInput, i)
 	}
@@ -156,7 +159,7 @@ func (m *message) readAnthropic() error {
 	}
 	onlyResults := len(blocks) > 0
 	for i, b := range blocks {
-		bo, err := parseObject(b)
+		bo, err := parseUnique(b)
 		if err != nil {
 			return fmt.Errorf("content block %d: %v", i, err)
 		}

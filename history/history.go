@@ -15,7 +15,18 @@
 //     of turns at a time, into a running summary placed after the anchor:
 //     by the configured [Summarizer], or else by a deterministic extractive
 //     digest. The folded messages are stored exactly, as a JSON array, and
-//     the summary names their ref.
+//     the summary names their ref. The blocks merge level by level, a fold
+//     step of them into one, so the summary grows by a level each time the
+//     thread grows by a factor of the fold step; when it is still over
+//     budget it merges further, down to one block.
+//   - A thread still over budget after all this is returned as compacted
+//     as it gets, with [Result.OverBudget] set; [Result.BudgetNote] says
+//     which parts did not fit.
+//
+// A request body, message or content block that names a key twice is
+// refused with [ErrInput]: compaction would read and replace one of the two
+// members and pass the other through, and which one a provider's decoder
+// takes is not for crumb to guess.
 //
 // Compaction is a pure function of the thread and the options (and, with a
 // summarizer, of the summaries cached in the store), and it only ever
@@ -31,6 +42,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/crumb-dev/crumb/recall"
@@ -39,7 +51,8 @@ import (
 )
 
 // ErrInput means the thread could not be read: not JSON, not a messages
-// array or a request body holding one, or a message without a role.
+// array or a request body holding one, a message without a role, or a key
+// given twice in the body, a message or a content block.
 var ErrInput = errors.New("history: bad thread")
 
 // Defaults for a zero Options.
@@ -83,7 +96,9 @@ type Options struct {
 	// Summarizer, when set, writes the summary of folded turns; its
 	// answers are cached in the store beside the folded messages, so each
 	// block is written once. When it fails, the extractive digest is used
-	// and the Result says so.
+	// and the Result says so. It writes blocks of up to FoldStep² turns
+	// (the first two levels); the digest stands for larger merged blocks,
+	// whose messages no model should be sent whole.
 	Summarizer Summarizer
 	// Hint renders the read that recovers a stored result. Nil means the
 	// crumb command line ("crumb read REF").
@@ -122,16 +137,66 @@ type Result struct {
 	Messages, MessagesAfter   int
 	TokensBefore, TokensAfter int
 	// OldTurns is how many turns (after the anchor) are compacted, as
-	// breadcrumbs or folded; the others are recent and word for word.
-	OldTurns int
+	// breadcrumbs or folded; the RecentTurns after them are word for word
+	// (at least Options.Recent of them, when the thread has as many).
+	OldTurns, RecentTurns int
+	// FoldedTurns is how many of the OldTurns are folded into the summary;
+	// the others are breadcrumbs.
+	FoldedTurns int
 	// Breadcrumbs is the number of tool results (and attachments) replaced
 	// by breadcrumbs.
 	Breadcrumbs int
 	// Folds describes each block of the running summary, oldest first.
 	Folds []Fold
-	// OverBudget reports that the thread is still over budget: the anchor
-	// and the recent turns alone do not fit.
+	// Budget is the budget the thread was compacted to; zero means none.
+	Budget int
+	// TaskTokens, SummaryTokens, OlderTokens and RecentTokens are what the
+	// parts of the compacted messages take, and add up to TokensAfter: the
+	// task anchor, the summary message, the old turns not folded (as
+	// breadcrumbs), and the RecentTurns word for word.
+	TaskTokens, SummaryTokens, OlderTokens, RecentTokens int
+	// OverBudget reports that the compacted messages are still over
+	// Budget, with every old turn that can fold folded and the summary at
+	// its smallest; BudgetNote says which parts did not fit.
 	OverBudget bool
+}
+
+// BudgetNote says in one sentence how the compacted thread stands against
+// its budget: within it, or over it and by how much, with what each part
+// takes and which parts alone are over it. Over budget, the task and the
+// recent turns are word for word by contract and the summary is as small as
+// it gets (one block, unless fewer blocks could not be made), so the note
+// names what the caller can change: a larger budget, fewer --recent turns,
+// a shorter task.
+func (r *Result) BudgetNote() string {
+	if r.Budget == 0 {
+		return "no budget"
+	}
+	if !r.OverBudget {
+		return fmt.Sprintf("within budget: %s of %s tokens", commas(r.TokensAfter), commas(r.Budget))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "over budget: %s tokens for a budget of %s (%s over): the task takes %s, the %s kept word for word %s",
+		commas(r.TokensAfter), commas(r.Budget), commas(r.TokensAfter-r.Budget), commas(r.TaskTokens),
+		plural(r.RecentTurns, "recent turn"), commas(r.RecentTokens))
+	if len(r.Folds) > 0 {
+		fmt.Fprintf(&b, ", the summary of %s in %s %s", plural(r.Folds[len(r.Folds)-1].Last-r.Folds[0].First+1, "message"),
+			plural(len(r.Folds), "block"), commas(r.SummaryTokens))
+	}
+	if r.OlderTokens > 0 {
+		fmt.Fprintf(&b, ", %s older turns as breadcrumbs (fewer than a fold step, so not folded) %s", commas(r.OldTurns-r.FoldedTurns), commas(r.OlderTokens))
+	}
+	switch {
+	case r.TaskTokens > r.Budget:
+		b.WriteString("; the task alone is over the budget")
+	case r.TaskTokens+r.RecentTokens > r.Budget:
+		b.WriteString("; the task and the recent turns alone are over the budget")
+	case r.TaskTokens+r.RecentTokens+r.SummaryTokens > r.Budget:
+		b.WriteString("; the task, the recent turns and the summary at its smallest are over the budget")
+	default:
+		b.WriteString("; with the older turns they are over the budget")
+	}
+	return b.String()
 }
 
 // Fold is one block of the running summary.
@@ -160,15 +225,17 @@ type Compactor struct {
 	// second parse, count or digest), each cleared when it grows past
 	// cacheLimit entries.
 	mu     sync.Mutex
-	msgs   map[string]*message
+	msgs   map[Format]map[string]*message // per format, a message's JSON -> the message
 	counts map[string]int
 	refs   map[string]store.Ref // content -> its ref, once stored or found
 	folds  map[string]foldBlock // folded messages' JSON -> their block
 	crumbs map[string]crumbedMessage
 }
 
-// cacheLimit bounds each of a Compactor's caches.
-const cacheLimit = 1 << 14
+// cacheLimit bounds each of a Compactor's caches: room for every message of
+// a thread of tens of thousands (a cache cleared while one compaction runs
+// would make it count and parse again what it just did).
+const cacheLimit = 1 << 16
 
 // cached looks key up in m, computing and remembering it when absent.
 func cached[V any](c *Compactor, m map[string]V, key string, make func() (V, error)) (V, error) {
@@ -189,6 +256,26 @@ func cached[V any](c *Compactor, m map[string]V, key string, make func() (V, err
 	m[key] = v
 	c.mu.Unlock()
 	return v, nil
+}
+
+// peek looks key up in m without copying it.
+func peek[V any](c *Compactor, m map[string]V, key []byte) (V, bool) {
+	c.mu.Lock()
+	v, ok := m[string(key)]
+	c.mu.Unlock()
+	return v, ok
+}
+
+// messages is the cache of messages parsed in format f.
+func (c *Compactor) messages(f Format) map[string]*message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.msgs[f]
+	if m == nil {
+		m = map[string]*message{}
+		c.msgs[f] = m
+	}
+	return m
 }
 
 // New returns a Compactor for opts.
@@ -229,7 +316,7 @@ func New(opts Options) (*Compactor, error) {
 	if opts.Hint == nil {
 		opts.Hint = recall.CLIHint
 	}
-	return &Compactor{opts: opts, msgs: map[string]*message{}, counts: map[string]int{}, refs: map[string]store.Ref{}, folds: map[string]foldBlock{}, crumbs: map[string]crumbedMessage{}}, nil
+	return &Compactor{opts: opts, msgs: map[Format]map[string]*message{}, counts: map[string]int{}, refs: map[string]store.Ref{}, folds: map[string]foldBlock{}, crumbs: map[string]crumbedMessage{}}, nil
 }
 
 // Compact compacts a thread with a Compactor made for opts; use a
@@ -245,6 +332,9 @@ func Compact(ctx context.Context, thread []byte, opts Options) (*Result, error) 
 // count counts the tokens of one message, with each attachment counted as
 // MediaTokens.
 func (c *Compactor) count(raw json.RawMessage) int {
+	if n, ok := peek(c, c.counts, raw); ok {
+		return n
+	}
 	n, _ := cached(c, c.counts, string(raw), func() (int, error) {
 		text, media := countable(raw)
 		return c.opts.Counter.Count(text) + media*c.opts.MediaTokens + messageOverhead, nil

@@ -638,19 +638,7 @@ func TestDeterministic(t *testing.T) {
 func BenchmarkCompact200(b *testing.B) {
 	for _, f := range formats {
 		b.Run(string(f), func(b *testing.B) {
-			in := transcript(b, f, 200)
-			c := newCompactor(b, history.Options{Budget: 20000})
-			res, err := c.Compact(context.Background(), in)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(int64(len(in)))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if res, err = c.Compact(context.Background(), in); err != nil {
-					b.Fatal(err)
-				}
-			}
+			res, _ := compactWarm(b, transcript(b, f, 200), 20000)
 			b.ReportMetric(float64(res.TokensBefore), "tokens-before")
 			b.ReportMetric(float64(res.TokensAfter), "tokens-after")
 			b.ReportMetric(100*float64(res.TokensBefore-res.TokensAfter)/float64(res.TokensBefore), "%saved")
@@ -720,5 +708,40 @@ func TestLLMSummaries(t *testing.T) {
 	}
 	if len(res.Folds) == 0 || !res.Folds[0].Fallback || !strings.Contains(res.Folds[0].Err, "the quote check") {
 		t.Fatalf("a lying model: folds %+v", res.Folds)
+	}
+}
+
+// TestDuplicateKeysRefused checks that a thread whose body, message or
+// content block names a key twice is refused with ErrInput and an error that
+// names the key, rather than compacting one of the two and passing the
+// other through: a provider's decoder may read either.
+func TestDuplicateKeysRefused(t *testing.T) {
+	c := newCompactor(t, history.Options{Budget: 3000})
+	for _, f := range formats {
+		in := string(transcript(t, f, 40))
+		first := strings.Index(in, `"messages":`)
+		if first < 0 {
+			t.Fatal("the transcript has no messages key")
+		}
+		short := `"messages":[{"role":"user","content":"the other messages"}],`
+		for _, tc := range []struct{ name, in, key string }{
+			{"messages twice, short first", in[:first] + short + in[first:], "messages"},
+			{"messages twice, short last", in[:len(in)-1] + "," + strings.TrimSuffix(short, ",") + "}", "messages"},
+			{"model twice", strings.Replace(in, `"model":`, `"model":"other","model":`, 1), "model"},
+			{"bare array, a message's content twice", `[{"role":"user","content":"task"},{"role":"user","content":"a","content":"b"}]`, "content"},
+		} {
+			t.Run(string(f)+"/"+tc.name, func(t *testing.T) {
+				res, err := c.Compact(context.Background(), []byte(tc.in))
+				if !errors.Is(err, history.ErrInput) || !strings.Contains(err.Error(), `"`+tc.key+`" twice`) {
+					t.Fatalf("got %v (result %v), want ErrInput naming %q twice", err, res != nil, tc.key)
+				}
+			})
+		}
+	}
+	// An Anthropic tool_result block with two contents.
+	dup := `[{"role":"user","content":"task"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"short","content":"` + strings.Repeat("long ", 500) + `"}]}]`
+	if _, err := c.Compact(context.Background(), []byte(dup)); !errors.Is(err, history.ErrInput) || !strings.Contains(err.Error(), `"content" twice`) {
+		t.Errorf("a tool_result block with two contents: got %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/crumb-dev/crumb/internal/jsonobj"
 )
@@ -20,6 +21,26 @@ func parseObject(raw []byte) (object, error) {
 		return object{}, err
 	}
 	return object{o}, nil
+}
+
+// parseUnique reads an object crumb reads and rewrites (a request body, a
+// message, a content block) and refuses one that names a key twice: crumb
+// would read and replace one of the two members and pass the other
+// through, and which of them a provider's decoder takes is not ours to
+// guess (encoding/json takes the last, others the first).
+func parseUnique(raw []byte) (object, error) {
+	o, err := parseObject(raw)
+	if err != nil {
+		return object{}, err
+	}
+	seen := make(map[string]bool, len(o.o.Members))
+	for _, m := range o.o.Members {
+		if seen[m.Key] {
+			return object{}, fmt.Errorf("the key %q twice: give each key once", m.Key)
+		}
+		seen[m.Key] = true
+	}
+	return o, nil
 }
 
 // newObject builds an object from key, value pairs.

@@ -309,10 +309,13 @@ func (s *Server) compact(w http.ResponseWriter, r *http.Request, c *call) error 
 	h := w.Header()
 	h.Set("X-Crumb-Format", string(res.Format))
 	for name, n := range map[string]int{"Messages": res.Messages, "Messages-After": res.MessagesAfter, "Tokens-Before": res.TokensBefore,
-		"Tokens-After": res.TokensAfter, "Breadcrumbs": res.Breadcrumbs, "Folds": len(res.Folds)} {
+		"Tokens-After": res.TokensAfter, "Breadcrumbs": res.Breadcrumbs, "Folds": len(res.Folds), "Budget": res.Budget,
+		"Tokens-Task": res.TaskTokens, "Tokens-Summary": res.SummaryTokens, "Tokens-Older": res.OlderTokens, "Tokens-Recent": res.RecentTokens} {
 		h.Set("X-Crumb-"+name, strconv.Itoa(n))
 	}
 	h.Set("X-Crumb-Over-Budget", strconv.FormatBool(res.OverBudget))
+	// What did not fit, in the words crumb compact prints on stderr.
+	h.Set("X-Crumb-Budget-Note", res.BudgetNote())
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(append(res.Body, '\n'))

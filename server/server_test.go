@@ -485,21 +485,28 @@ func TestGrepQueryPointer(t *testing.T) {
 	}
 }
 
-// TestCompact compacts a thread over HTTP as history.Compact does, and the
-// breadcrumbs' refs read back in the same namespace.
-func TestCompact(t *testing.T) {
-	var tok server.Tokens
-	tok.ParseTokens("t1:one,t2:two")
-	ts := newServer(t, server.Options{Tokens: &tok})
+// bashThread is an OpenAI request body of n bash calls, each answered with
+// 300 numbered lines.
+func bashThread(n int) []byte {
 	var msgs []map[string]any
 	msgs = append(msgs, map[string]any{"role": "system", "content": "You fix builds."}, map[string]any{"role": "user", "content": "Make the tests pass."})
-	for i := 0; i < 30; i++ {
+	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("call_%d", i)
 		msgs = append(msgs,
 			map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"go test ./..."}`}}}},
 			map[string]any{"role": "tool", "tool_call_id": id, "content": string(numberedLines(300))})
 	}
 	thread, _ := json.Marshal(map[string]any{"model": "gpt-x", "messages": msgs})
+	return thread
+}
+
+// TestCompact compacts a thread over HTTP as history.Compact does, and the
+// breadcrumbs' refs read back in the same namespace.
+func TestCompact(t *testing.T) {
+	var tok server.Tokens
+	tok.ParseTokens("t1:one,t2:two")
+	ts := newServer(t, server.Options{Tokens: &tok})
+	thread := bashThread(30)
 	a := ts.do(t, "POST", "/v1/compact?budget=3000&format=openai", "t1", bytes.NewReader(thread))
 	if a.status != 200 {
 		t.Fatalf("%d %s", a.status, a.body)
@@ -530,6 +537,36 @@ func TestCompact(t *testing.T) {
 	}
 	if a := ts.do(t, "GET", "/v1/results/"+refs[0]+"/raw", "t2", nil); a.status != 404 {
 		t.Errorf("another namespace reads the compaction's ref %s: %d", refs[0], a.status)
+	}
+}
+
+// TestCompactOverBudget compacts a thread whose recent turns alone are over
+// the budget: the thread comes back in full, and the headers say it is over
+// budget, what each part takes and which parts do not fit, in the words
+// crumb compact prints.
+func TestCompactOverBudget(t *testing.T) {
+	ts := newServer(t, server.Options{})
+	thread := bashThread(30)
+	a := ts.do(t, "POST", "/v1/compact?budget=500&format=openai", "", bytes.NewReader(thread))
+	if a.status != 200 || !json.Valid(a.body) {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	if a.header.Get("X-Crumb-Over-Budget") != "true" || a.header.Get("X-Crumb-Budget") != "500" {
+		t.Errorf("over budget %q, budget %q", a.header.Get("X-Crumb-Over-Budget"), a.header.Get("X-Crumb-Budget"))
+	}
+	sum := 0
+	for _, part := range []string{"Task", "Summary", "Older", "Recent"} {
+		n, err := strconv.Atoi(a.header.Get("X-Crumb-Tokens-" + part))
+		if err != nil {
+			t.Fatalf("X-Crumb-Tokens-%s: %v", part, err)
+		}
+		sum += n
+	}
+	if after, _ := strconv.Atoi(a.header.Get("X-Crumb-Tokens-After")); sum != after || after <= 500 {
+		t.Errorf("the parts add up to %d, tokens after %d", sum, after)
+	}
+	if note := a.header.Get("X-Crumb-Budget-Note"); !strings.HasPrefix(note, "over budget: ") || !strings.Contains(note, "the task and the recent turns alone are over the budget") {
+		t.Errorf("X-Crumb-Budget-Note: %q", note)
 	}
 }
 

@@ -25,7 +25,20 @@ shape, smaller, on stdout:
     the ref of the exact result and the crumb read that recovers it;
   - while the thread is over --budget, older turns fold, --fold-step turns at
     a time, into a running summary after the task, whose blocks name the ref
-    that holds the folded messages exactly.
+    that holds the folded messages exactly; the blocks merge level by level
+    (--fold-step of them into one), and further when the budget asks, down
+    to a single block.
+
+The thread must name each key once in its request body, messages and
+content blocks: a key given twice is an error (which of the two a
+provider reads is not crumb's to guess).
+
+Exit status: 0 when the output is within --budget (or there is none); 3
+when it is written in full but is still over --budget, because the task
+and the latest --recent turns (word for word by contract) and the smallest
+summary do not fit: stderr then says what each part takes and which parts
+alone are over it; 1 on an error, with nothing written; 2 on a usage
+mistake.
 
 Give it the whole original thread before every model call: the output is a
 pure function of the thread, and it changes only in steps, so a message once
@@ -79,12 +92,20 @@ func runCompact(e *env, args []string) error {
 	}
 	if *stats {
 		fmt.Fprintf(e.stderr, "crumb compact: %s (%s): %s messages, %s tokens -> %s messages, %s tokens; %s, %s folded into %s\n",
-			res.Format, map[bool]string{true: "over budget: the task and recent turns alone do not fit", false: "within budget"}[res.OverBudget],
+			res.Format, map[bool]string{true: "over budget", false: "within budget"}[res.OverBudget],
 			textfmt.Int(int64(res.Messages)), textfmt.Int(int64(res.TokensBefore)), textfmt.Int(int64(res.MessagesAfter)), textfmt.Int(int64(res.TokensAfter)),
 			textfmt.Plural(int64(res.Breadcrumbs), "breadcrumb"), textfmt.Plural(int64(foldedMessages(res)), "message"), textfmt.Plural(int64(len(res.Folds)), "summary block"))
 	}
+	if res.OverBudget {
+		fmt.Fprintf(e.stderr, "crumb compact: %s\n", res.BudgetNote())
+		return &exitError{code: exitOverBudget}
+	}
 	return nil
 }
+
+// exitOverBudget is compact's exit status when the thread it wrote is still
+// over its budget.
+const exitOverBudget = 3
 
 // maxThread is the largest thread compact reads: request bodies are bounded
 // by the providers far below it.
