@@ -18,6 +18,9 @@ func TestMeasureCatchesAProjectorThatHoldsItsInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 320 MB")
 	}
+	if raceEnabled {
+		t.Skip("the memory check does not run under -race (see race_on.go)")
+	}
 	const size = MemoryLimit + 64<<20
 	src := Synth(nil, func(i int64, b []byte) []byte { return fmt.Appendf(b, "line %012d\n", i) }, nil, size)
 	holds := project.ProjectorFunc(func(_ context.Context, in *project.Input) (project.Output, error) {
