@@ -211,3 +211,40 @@ func TestGuardStoreFaultsOneLine(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardUnstoredLongEndLine: when only the first or only the last line
+// of a result the store will not keep is longer than what was kept of it,
+// the view shows the whole lines kept at one end and the cut part of the
+// long line at the other, and says which.
+func TestGuardUnstoredLongEndLine(t *testing.T) {
+	const budget = 500
+	long, start, end := oneLine("text", 1<<20, false)
+	short, first, last := faultLog("short lines", 20000)
+	g := newGuard(t, crumb.Config{Store: storefault.Open(t, storefault.Unavailable(t)), Budget: budget})
+	for _, c := range []struct {
+		name  string
+		data  []byte
+		wants []string
+		shown string
+	}{
+		{"a long first line", append(append(long, '\n'), short...), []string{"\n" + start, last}, "the first "},
+		{"a long last line", append(append([]byte{}, short...), long...), []string{"\n" + first, end}, "lines 1-"},
+	} {
+		v, err := g.Project(context.Background(), crumb.Result{Tool: "run", Reader: bytes.NewReader(c.data)})
+		if err != nil {
+			t.Fatalf("%s: Project: %v", c.name, err)
+		}
+		if n := tokens.O200k().Count(v.Text); n > budget || !utf8.ValidString(v.Text) {
+			t.Errorf("%s: the view has %d tokens (budget %d), valid UTF-8 %v", c.name, n, budget, utf8.ValidString(v.Text))
+		}
+		for _, want := range c.wants {
+			if !strings.Contains(v.Text, want) {
+				t.Errorf("%s: the view does not show %q:\n%s", c.name, want, v.Text)
+			}
+		}
+		if !strings.Contains(v.Text, "shown: "+c.shown) || !strings.Contains(v.Text, "of line ") {
+			t.Errorf("%s: the header does not say what is shown:\n%s", c.name, v.Text)
+		}
+		t.Logf("%s:\n%s", c.name, v.Text)
+	}
+}
