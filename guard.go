@@ -891,25 +891,9 @@ func (g *Guard) lostView(ctx context.Context, res Result, kind Kind, keep *headT
 	room -= count(marker(0, 0))
 	// The end of a result usually says how it ended: give it the larger
 	// share, and the head what the tail does not use.
-	var tailText []string
 	used := 0
-	for i := len(tailLines) - 1; i >= 0 && used < room*2/3; i-- {
-		s := line(bytes.TrimSuffix(tailLines[i], []byte{'\n'}), false)
-		if used+count(s) > room*2/3 {
-			break
-		}
-		tailText = append(tailText, s)
-		used += count(s)
-	}
-	var headText []string
-	for _, l := range headLines {
-		s := line(bytes.TrimSuffix(l, []byte{'\n'}), false)
-		if used+count(s) > room {
-			break
-		}
-		headText = append(headText, s)
-		used += count(s)
-	}
+	tailText, _ := fitLines(tailLines, true, &used, room*2/3, line, count)
+	headText, _ := fitLines(headLines, false, &used, room, line, count)
 	var b strings.Builder
 	b.WriteString(header(len(headText), len(tailText)))
 	for _, s := range headText {
@@ -1006,7 +990,6 @@ func (g *Guard) lostLongLines(ctx context.Context, res Result, kind Kind, keep *
 	// The header and the marker with their longest numbers.
 	room := budget - count(header(shown(len(headLines), len(start), len(tailLines), len(end)))) - count(marker(keep.total)) - 4
 	for range 3 { // a header shorter than its estimate leaves room; one longer takes it
-		var headText, tailText []string
 		var tailFrag, headFrag string
 		used, hb, tb := 0, 0, 0
 		shownBytes := int64(0)
@@ -1015,29 +998,15 @@ func (g *Guard) lostLongLines(ctx context.Context, res Result, kind Kind, keep *
 			used += count(tailFrag)
 			shownBytes += int64(tb)
 		}
-		for i := len(tailLines) - 1; i >= 0 && used < room*2/3; i-- {
-			s := line(bytes.TrimSuffix(tailLines[i], []byte{'\n'}), false)
-			if used+count(s) > room*2/3 {
-				break
-			}
-			tailText = append(tailText, s)
-			used += count(s)
-			shownBytes += int64(len(tailLines[i]))
-		}
+		tailText, tn := fitLines(tailLines, true, &used, room*2/3, line, count)
+		shownBytes += tn
 		if start != nil {
 			headFrag, hb = fit(start, room-used, false)
 			used += count(headFrag)
 			shownBytes += int64(hb)
 		}
-		for _, l := range headLines {
-			s := line(bytes.TrimSuffix(l, []byte{'\n'}), false)
-			if used+count(s) > room {
-				break
-			}
-			headText = append(headText, s)
-			used += count(s)
-			shownBytes += int64(len(l))
-		}
+		headText, hn := fitLines(headLines, false, &used, room, line, count)
+		shownBytes += hn
 		var b strings.Builder
 		b.WriteString(header(shown(len(headText), hb, len(tailText), tb)))
 		if headFrag != "" {
@@ -1070,6 +1039,28 @@ func (g *Guard) lostLongLines(ctx context.Context, res Result, kind Kind, keep *
 	rc.Lines = &total
 	rc.ViewBytes, rc.ViewTokens = len(text), g.cfg.Counter.Count(text)
 	return &View{Text: text, Receipt: rc}
+}
+
+// fitLines renders lines, from the last when fromEnd, for as long as their
+// cost, added to *used, stays within limit; it returns them in the order
+// taken and the bytes of the lines they render.
+func fitLines(lines [][]byte, fromEnd bool, used *int, limit int, line recall.LineFunc, count func(string) int) ([]string, int64) {
+	var out []string
+	var n int64
+	for k := range lines {
+		l := lines[k]
+		if fromEnd {
+			l = lines[len(lines)-1-k]
+		}
+		s := line(bytes.TrimSuffix(l, []byte{'\n'}), false)
+		if *used+count(s) > limit {
+			break
+		}
+		out = append(out, s)
+		*used += count(s)
+		n += int64(len(l))
+	}
+	return out, n
 }
 
 // errorText shortens an error for a view: its message, without the chain of
