@@ -39,6 +39,29 @@ func tmpfs(t *testing.T, size string) string {
 	return dir
 }
 
+// redisToStop starts a redis-server and opens a store on it; the function
+// it returns stops the server, so that the store can no longer be reached.
+func redisToStop(t *testing.T) (store.Store, func()) {
+	srv := redistest.Start(t)
+	st, err := redisstore.Open(context.Background(), srv.URL(0), redisstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, srv.Stop
+}
+
+// fullStore opens a store on a tmpfs of size, which a large result fills.
+func fullStore(t *testing.T, size string) store.Store {
+	dir := tmpfs(t, size)
+	st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // TestUnstoredResultIsBounded: whatever keeps the store from keeping a
 // large result — Redis killed in the middle of a session, a full disk, a
 // store turned read-only, Redis out of memory — the client gets a bounded
@@ -55,24 +78,8 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 		reason string // in the view: what the store said
 		log    string // in the log, besides
 	}{
-		{"unavailable", func(t *testing.T) (store.Store, func()) {
-			srv := redistest.Start(t)
-			st, err := redisstore.Open(context.Background(), srv.URL(0), redisstore.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st, srv.Stop
-		}, "connection refused", ""},
-		{"full", func(t *testing.T) (store.Store, func()) {
-			dir := tmpfs(t, "2m")
-			st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st, func() {}
-		}, "no space left on device", ""},
+		{"unavailable", redisToStop, "connection refused", ""},
+		{"full", func(t *testing.T) (store.Store, func()) { return fullStore(t, "2m"), func() {} }, "no space left on device", ""},
 		{"full, temporary files too", func(t *testing.T) (store.Store, func()) {
 			// The disk of the store is also where the large message
 			// from the server would be spooled.
@@ -221,24 +228,8 @@ func TestUnstoredStructuredLineIsBounded(t *testing.T) {
 		open   func(t *testing.T) (store.Store, func())
 		reason string
 	}{
-		{"unavailable", func(t *testing.T) (store.Store, func()) {
-			srv := redistest.Start(t)
-			st, err := redisstore.Open(context.Background(), srv.URL(0), redisstore.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st, srv.Stop
-		}, "connection refused"},
-		{"full", func(t *testing.T) (store.Store, func()) {
-			dir := tmpfs(t, "1m")
-			st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st, func() {}
-		}, "no space left on device"},
+		{"unavailable", redisToStop, "connection refused"},
+		{"full", func(t *testing.T) (store.Store, func()) { return fullStore(t, "1m"), func() {} }, "no space left on device"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
