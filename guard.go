@@ -860,6 +860,9 @@ func (g *Guard) lostView(ctx context.Context, res Result, kind Kind, keep *headT
 	if len(tailLines[len(tailLines)-1]) == 0 {
 		tailLines = tailLines[:len(tailLines)-1]
 	}
+	if len(headLines) == 0 && len(keep.head) > 0 || len(tailLines) == 0 && len(bytes.TrimSuffix(keep.tailBytes(), []byte{'\n'})) > 0 {
+		return g.lostLongLines(ctx, res, kind, keep, rc, budget, headLines, tailLines)
+	}
 	total := keep.lines()
 	tailFirst := total - int64(len(tailLines)) + 1 // the number of tailLines[0]
 
@@ -888,25 +891,9 @@ func (g *Guard) lostView(ctx context.Context, res Result, kind Kind, keep *headT
 	room -= count(marker(0, 0))
 	// The end of a result usually says how it ended: give it the larger
 	// share, and the head what the tail does not use.
-	var tailText []string
 	used := 0
-	for i := len(tailLines) - 1; i >= 0 && used < room*2/3; i-- {
-		s := line(bytes.TrimSuffix(tailLines[i], []byte{'\n'}), false)
-		if used+count(s) > room*2/3 {
-			break
-		}
-		tailText = append(tailText, s)
-		used += count(s)
-	}
-	var headText []string
-	for _, l := range headLines {
-		s := line(bytes.TrimSuffix(l, []byte{'\n'}), false)
-		if used+count(s) > room {
-			break
-		}
-		headText = append(headText, s)
-		used += count(s)
-	}
+	tailText, _ := fitLines(tailLines, true, &used, room*2/3, line, count)
+	headText, _ := fitLines(headLines, false, &used, room, line, count)
 	var b strings.Builder
 	b.WriteString(header(len(headText), len(tailText)))
 	for _, s := range headText {
@@ -921,6 +908,159 @@ func (g *Guard) lostView(ctx context.Context, res Result, kind Kind, keep *headT
 	rc.Lines = &total
 	rc.ViewBytes, rc.ViewTokens = len(text), g.cfg.Counter.Count(text)
 	return &View{Text: text, Receipt: rc}
+}
+
+// lostLongLines is lostView's view when a line is longer than what was kept
+// of it at one end: the kept head holds no end of the first line, or the
+// kept tail no start of the last one (a one-line JSON document, minified
+// code, a long line of text). What was kept of such a line is shown cut by
+// bytes, between characters, and marked "…" where it was cut; whole lines
+// kept at the other end are shown as lostView shows them. The end gets the
+// larger share of the budget, the start what the end does not use.
+func (g *Guard) lostLongLines(ctx context.Context, res Result, kind Kind, keep *headTail, rc Receipt, budget int, headLines, tailLines [][]byte) *View {
+	line := g.lineFunc(ctx)
+	count := func(s string) int { return g.cfg.Counter.Count(s) + 1 }
+	total := keep.lines()
+	var start, end []byte // the kept start of line 1, the kept end of the last line
+	if len(headLines) == 0 {
+		start = keep.head
+	}
+	if len(tailLines) == 0 {
+		end = bytes.TrimSuffix(keep.tailBytes(), []byte{'\n'})
+	}
+	tailFirst := total - int64(len(tailLines)) + 1 // the number of tailLines[0]
+
+	// What is shown of each end: whole lines (h, t of them), or a part
+	// of a line (hb, tb bytes of it).
+	shown := func(h, hb, t, tb int) string {
+		var parts []string
+		switch {
+		case h > 0:
+			parts = append(parts, "lines 1-"+textfmt.Int(int64(h)))
+		case hb > 0 && tb > 0 && total == 1:
+			return "the first " + textfmt.Plural(int64(hb), "byte") + " and the last " + textfmt.Plural(int64(tb), "byte") + " of line 1"
+		case hb > 0:
+			parts = append(parts, "the first "+textfmt.Plural(int64(hb), "byte")+" of line 1")
+		}
+		switch {
+		case t > 0:
+			parts = append(parts, "lines "+textfmt.Int(tailFirst+int64(len(tailLines)-t))+"-"+textfmt.Int(total))
+		case tb > 0:
+			parts = append(parts, "the last "+textfmt.Plural(int64(tb), "byte")+" of line "+textfmt.Int(total))
+		}
+		if len(parts) == 0 {
+			return "nothing"
+		}
+		return strings.Join(parts, " and ")
+	}
+	facts := ""
+	if res.ExitCode != nil {
+		facts = "exit status " + strconv.Itoa(*res.ExitCode) + ", "
+	}
+	header := func(shown string) string {
+		return fmt.Sprintf("[crumb %s: %sseen while streaming: %s, %s; could not store this result (%s), and only its start and end were kept in memory: shown: %s; the bytes between were not kept and cannot be read back]",
+			kind, facts, textfmt.Plural(total, "line"), textfmt.Size(keep.total), rc.StoreError, shown)
+	}
+	marker := func(between int64) string { return "[… " + textfmt.Plural(between, "byte") + " not shown …]" }
+	// fit returns the most of a part of a line that room holds, rendered
+	// and marked where it was cut, and the bytes of it shown.
+	fit := func(part []byte, room int, fromEnd bool) (string, int) {
+		render := func(n int) (string, int) {
+			if fromEnd {
+				p := textfmt.ClipStart(string(part), n, "")
+				return "…" + line([]byte(p), true), len(p)
+			}
+			p := textfmt.CutUTF8(part, n)
+			return line(p, true) + "…", len(p)
+		}
+		lo, hi := 0, min(len(part), tokens.MaxBytes(max(room, 0)))
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if s, _ := render(mid); count(s) <= room {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		if lo == 0 {
+			return "", 0
+		}
+		return render(lo)
+	}
+	// The header and the marker with their longest numbers.
+	room := budget - count(header(shown(len(headLines), len(start), len(tailLines), len(end)))) - count(marker(keep.total)) - 4
+	for range 3 { // a header shorter than its estimate leaves room; one longer takes it
+		var tailFrag, headFrag string
+		used, hb, tb := 0, 0, 0
+		shownBytes := int64(0)
+		if end != nil {
+			tailFrag, tb = fit(end, room*2/3, true)
+			used += count(tailFrag)
+			shownBytes += int64(tb)
+		}
+		tailText, tn := fitLines(tailLines, true, &used, room*2/3, line, count)
+		shownBytes += tn
+		if start != nil {
+			headFrag, hb = fit(start, room-used, false)
+			used += count(headFrag)
+			shownBytes += int64(hb)
+		}
+		headText, hn := fitLines(headLines, false, &used, room, line, count)
+		shownBytes += hn
+		var b strings.Builder
+		b.WriteString(header(shown(len(headText), hb, len(tailText), tb)))
+		if headFrag != "" {
+			b.WriteString("\n" + headFrag)
+		}
+		for _, s := range headText {
+			b.WriteString("\n" + s)
+		}
+		b.WriteString("\n" + marker(keep.total-shownBytes))
+		if tailFrag != "" {
+			b.WriteString("\n" + tailFrag)
+		}
+		for i := len(tailText) - 1; i >= 0; i-- {
+			b.WriteString("\n" + tailText[i])
+		}
+		text := b.String()
+		n := g.cfg.Counter.Count(text)
+		if n > budget && room > 0 {
+			room -= n - budget
+			continue
+		}
+		rc.Output = OutputFallback
+		rc.Lines = &total
+		rc.ViewBytes, rc.ViewTokens = len(text), n
+		return &View{Text: text, Receipt: rc}
+	}
+	// Nothing of the lines fits beside the header.
+	text := header("nothing")
+	rc.Output = OutputFallback
+	rc.Lines = &total
+	rc.ViewBytes, rc.ViewTokens = len(text), g.cfg.Counter.Count(text)
+	return &View{Text: text, Receipt: rc}
+}
+
+// fitLines renders lines, from the last when fromEnd, for as long as their
+// cost, added to *used, stays within limit; it returns them in the order
+// taken and the bytes of the lines they render.
+func fitLines(lines [][]byte, fromEnd bool, used *int, limit int, line recall.LineFunc, count func(string) int) ([]string, int64) {
+	var out []string
+	var n int64
+	for k := range lines {
+		l := lines[k]
+		if fromEnd {
+			l = lines[len(lines)-1-k]
+		}
+		s := line(bytes.TrimSuffix(l, []byte{'\n'}), false)
+		if *used+count(s) > limit {
+			break
+		}
+		out = append(out, s)
+		*used += count(s)
+		n += int64(len(l))
+	}
+	return out, n
 }
 
 // errorText shortens an error for a view: its message, without the chain of

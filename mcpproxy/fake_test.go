@@ -178,7 +178,12 @@ func (f *fakeServer) call(m fakeMsg) {
 		n := num("mb", 50) << 20 / len(line)
 		f.reply(m.ID, `{"content":[{"type":"text","text":`+text(strings.Repeat(line, n))+`}]}`)
 	case "bulk":
-		f.reply(m.ID, fakeBulk(num("mb", 100)))
+		out := fakeBulk(num("mb", 100))
+		if p.Arguments["structured_only"] == true {
+			// A tool that returns structuredContent alone: no text.
+			out = strings.Replace(out, `{"type":"text","text":"the items"}`, "", 1)
+		}
+		f.reply(m.ID, out)
 	case "structured":
 		var items []string
 		for i := range 3000 {

@@ -39,6 +39,29 @@ func tmpfs(t *testing.T, size string) string {
 	return dir
 }
 
+// redisToStop starts a redis-server and opens a store on it; the function
+// it returns stops the server, so that the store can no longer be reached.
+func redisToStop(t *testing.T) (store.Store, func()) {
+	srv := redistest.Start(t)
+	st, err := redisstore.Open(context.Background(), srv.URL(0), redisstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, srv.Stop
+}
+
+// fullStore opens a store on a tmpfs of size, which a large result fills.
+func fullStore(t *testing.T, size string) store.Store {
+	dir := tmpfs(t, size)
+	st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // TestUnstoredResultIsBounded: whatever keeps the store from keeping a
 // large result — Redis killed in the middle of a session, a full disk, a
 // store turned read-only, Redis out of memory — the client gets a bounded
@@ -55,24 +78,8 @@ func TestUnstoredResultIsBounded(t *testing.T) {
 		reason string // in the view: what the store said
 		log    string // in the log, besides
 	}{
-		{"unavailable", func(t *testing.T) (store.Store, func()) {
-			srv := redistest.Start(t)
-			st, err := redisstore.Open(context.Background(), srv.URL(0), redisstore.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st, srv.Stop
-		}, "connection refused", ""},
-		{"full", func(t *testing.T) (store.Store, func()) {
-			dir := tmpfs(t, "2m")
-			st, err := store.OpenDir(filepath.Join(dir, "store"), store.DirOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st, func() {}
-		}, "no space left on device", ""},
+		{"unavailable", redisToStop, "connection refused", ""},
+		{"full", func(t *testing.T) (store.Store, func()) { return fullStore(t, "2m"), func() {} }, "no space left on device", ""},
 		{"full, temporary files too", func(t *testing.T) (store.Store, func()) {
 			// The disk of the store is also where the large message
 			// from the server would be spooled.
@@ -205,5 +212,58 @@ func TestUnstoredFilesystemServer(t *testing.T) {
 	}
 	if !res.IsError {
 		t.Errorf("a result without the structuredContent its outputSchema requires is not an error")
+	}
+}
+
+// TestUnstoredStructuredLineIsBounded: a tool that returns structuredContent
+// alone answers with one JSON line of 2 MB, and the store will not keep it
+// (Redis killed in the middle of the session, a full disk). The client gets
+// a bounded view that says why, and shows the start and the end of that
+// line, cut between characters and marked as cut (before, the view showed
+// nothing of the result, only why it was not kept).
+func TestUnstoredStructuredLineIsBounded(t *testing.T) {
+	const budget = 1000
+	cases := []struct {
+		name   string
+		open   func(t *testing.T) (store.Store, func())
+		reason string
+	}{
+		{"unavailable", redisToStop, "connection refused"},
+		{"full", func(t *testing.T) (store.Store, func()) { return fullStore(t, "1m"), func() {} }, "no space left on device"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, breakIt := tc.open(t)
+			c, _ := startRaw(t, Config{Guard: crumb.Config{Store: st, Budget: budget}}, fakeCommand("", io.Discard))
+			c.initialize()
+			breakIt()
+			resp := c.toolCall("bulk", `{"mb":2,"structured_only":true}`)
+			if resp.Error != nil {
+				t.Fatalf("the call failed: %+v", resp.Error)
+			}
+			if n := len(resp.Result); n > 16<<10 {
+				t.Fatalf("the client got %d bytes of a result that could not be stored: %.300s", n, resp.Result)
+			}
+			r := decodeResult(t, resp.Result)
+			if len(r.Content) != 1 || r.Content[0].Type != "text" || r.StructuredContent != nil {
+				t.Fatalf("the view is not one text block: %s", resp.Result)
+			}
+			text := r.Content[0].Text
+			t.Logf("the view:\n%s", text)
+			if n := tokens.O200k().Count(text); n > budget || n < budget/2 {
+				t.Errorf("the view takes %d tokens of a budget of %d", n, budget)
+			}
+			if !strings.Contains(text, "could not store this result") || !strings.Contains(text, tc.reason) {
+				t.Errorf("the view does not say why the result was not kept (%q):\n%s", tc.reason, text)
+			}
+			for _, want := range []string{`{"content":[],"structuredContent":{"items":[` + fakeBulkItem(0) + "," + fakeBulkItem(1), `]}}`} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the view does not show %q:\n%s", want, text)
+				}
+			}
+			if strings.Count(text, "…") < 2 || strings.Contains(text, "crumb_read") {
+				t.Errorf("the view does not mark its cuts, or names a read of a result not kept:\n%s", text)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -332,14 +333,18 @@ func evictionPosts() int {
 // TestMCPStoreFaults starts crumb mcp on a store that is unavailable, full,
 // read-only or evicting: it starts (saying in one line when the store
 // cannot be opened), lists the upstream's tools and crumb's, passes a small
-// result through unchanged, and a large one reaches the client with both
-// its ends, or, when the store kept it, with the read that shows them. (How the proxy bounds a result it could not store is the
-// proxy's own, tested in package mcpproxy.)
+// result through unchanged, and a large one — of many lines, or of one long
+// line — reaches the client bounded (within the session's budget, and a
+// small multiple of it in bytes) with both its ends, and told why it was not
+// kept, or, when the store kept it, with the read that shows them. (How the
+// proxy bounds a result it could not store is tested in package mcpproxy.)
 func TestMCPStoreFaults(t *testing.T) {
+	const budget = 300
+	reasons := map[string]string{"unavailable": "connection refused", "full": "no space left on device", "read-only": "read-only file system"}
 	for _, f := range storefault.Faults {
 		t.Run(f.Name, func(t *testing.T) {
 			st := f.Make(t)
-			call, stderr := mcpSession(t, "--budget", "300", "--store", st)
+			call, stderr := mcpSession(t, "--budget", strconv.Itoa(budget), "--store", st)
 			init := call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
 			if !bytes.Contains(init["result"], []byte(`"name":"helper"`)) {
 				t.Fatalf("initialize: %s %s", init["result"], init["error"])
@@ -354,16 +359,37 @@ func TestMCPStoreFaults(t *testing.T) {
 			if want := `{"content":[{"type":"text","text":"line 1 of the helper's output\nline 2 of the helper's output\n"}]}`; string(small["result"]) != want {
 				t.Errorf("small result changed: %s %s", small["result"], small["error"])
 			}
-			big := call("tools/call", `{"name":"lines","arguments":{"n":5000}}`)
-			res := string(big["result"])
-			kept := strings.Contains(res, `crumb_read {\"ref\":`) || strings.Contains(res, `crumb_read {\\\"ref\\\":`)
-			if kept && !f.MayKeep {
-				t.Errorf("a large result names a read of a store that is %s: %.600s", f.Name, res)
+			for _, c := range []struct{ name, args, last string }{
+				{"5,000 lines", `{"n":5000}`, "line 5000 of the helper's output"},
+				{"one line of 200,000 items", `{"n":200000,"one_line":true}`, "line 200000 of the helper's output"},
+			} {
+				big := call("tools/call", `{"name":"lines","arguments":`+c.args+`}`)
+				res := string(big["result"])
+				var r struct {
+					Content []struct{ Text string } `json:"content"`
+				}
+				if err := json.Unmarshal(big["result"], &r); err != nil || len(r.Content) != 1 {
+					t.Fatalf("%s: not a result of one content block (%v): %.600s %s", c.name, err, res, big["error"])
+				}
+				text := r.Content[0].Text
+				if len(res) > tokens.MaxBytes(budget) || tokens.O200k().Count(text) > budget {
+					t.Errorf("%s: the client got %d bytes, %d tokens, over the budget of %d tokens (%d bytes): %.600s",
+						c.name, len(res), tokens.O200k().Count(text), budget, tokens.MaxBytes(budget), res)
+				}
+				kept := strings.Contains(text, `crumb_read {"ref":`)
+				if kept && !f.MayKeep {
+					t.Errorf("%s: a large result names a read of a store that is %s: %.600s", c.name, f.Name, res)
+				}
+				if !kept {
+					if !strings.Contains(text, "line 1 of the helper") || !strings.Contains(text, c.last) {
+						t.Errorf("%s: a large result lost its first or last line: %.600s", c.name, text)
+					}
+					if !strings.Contains(text, "could not store this result (") || !strings.Contains(text, reasons[f.Name]) {
+						t.Errorf("%s: the client is not told why the result was not kept (%q): %.600s", c.name, reasons[f.Name], text)
+					}
+				}
+				t.Logf("%s: a large result of %s reached the client as %d bytes (kept %v)", f.Name, c.name, len(res), kept)
 			}
-			if !kept && (!strings.Contains(res, "line 1 of the helper") || !strings.Contains(res, "line 5000 of the helper")) {
-				t.Errorf("a large result lost its first or last line: %.600s %s", res, big["error"])
-			}
-			t.Logf("%s: a large result of 5,000 lines reached the client as %d bytes", f.Name, len(res))
 			if opened := strings.Contains(stderr.String(), "warning: results are not kept: "); opened == f.MayKeep && f.Name != "full" {
 				t.Errorf("crumb mcp's stderr (warned %v) for a store that is %s:\n%s", opened, f.Name, stderr.String())
 			}

@@ -41,9 +41,15 @@ func TestHelperMCPServer(t *testing.T) {
 				result = `{"tools":[{"name":"lines","inputSchema":{"type":"object"}}]}`
 			case "tools/call":
 				n, _ := m.Params.Arguments["n"].(float64)
+				// With "one_line", the lines are joined by spaces: one
+				// line, as minified output is.
+				sep := "\n"
+				if m.Params.Arguments["one_line"] == true {
+					sep = " "
+				}
 				var b strings.Builder
 				for i := 1; i <= int(n); i++ {
-					fmt.Fprintf(&b, "line %d of the helper's output\n", i)
+					fmt.Fprintf(&b, "line %d of the helper's output%s", i, sep)
 				}
 				text, _ := json.Marshal(b.String())
 				result = `{"content":[{"type":"text","text":` + string(text) + `}]}`

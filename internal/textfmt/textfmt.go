@@ -184,6 +184,34 @@ func Clip(s string, n int, mark string) string {
 	return s[:cutAt(s, n)] + mark
 }
 
+// ClipStart keeps the last n bytes of s at most, with mark ("…") before
+// them when it cut anything; like Clip, it cuts before a character, never
+// inside one (bytes that are not UTF-8 anyway are cut where n says).
+func ClipStart(s string, n int, mark string) string {
+	if len(s) <= n {
+		return s
+	}
+	return mark + s[startAt(s, n):]
+}
+
+// startAt is where ClipStart cuts s to keep at most its last n bytes.
+func startAt(s string, n int) int {
+	if n <= 0 {
+		return len(s)
+	}
+	i := len(s) - n
+	j := i
+	for ; j < len(s) && j < i+utf8.UTFMax; j++ {
+		if utf8.RuneStart(s[j]) {
+			return j
+		}
+	}
+	if j == len(s) {
+		return j // the last n bytes are all inside one character
+	}
+	return i // not UTF-8 anyway; cut where asked
+}
+
 // cutAt is where CutUTF8 and Clip cut s for a limit of n bytes.
 func cutAt[T string | []byte](s T, n int) int {
 	if n >= len(s) {

@@ -2,6 +2,7 @@ package textfmt
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -64,6 +65,22 @@ func TestCutUTF8(t *testing.T) {
 		got := CutUTF8(s, n)
 		if len(got) > n || !utf8.Valid(got) {
 			t.Errorf("CutUTF8(%q, %d) = %q", s, n, got)
+		}
+	}
+}
+
+// ClipStart keeps the longest end of s within n bytes that starts on a
+// character, and marks the cut.
+func TestClipStart(t *testing.T) {
+	s := "aé日🙂"
+	for n := 0; n <= len(s)+1; n++ {
+		got := ClipStart(s, n, "…")
+		kept := strings.TrimPrefix(got, "…")
+		if len(kept) > n || !utf8.ValidString(kept) || !strings.HasSuffix(s, kept) || (got == kept) != (n >= len(s)) {
+			t.Errorf("ClipStart(%q, %d) = %q", s, n, got)
+		}
+		if n > 0 && n < len(s) && len(kept)+utf8.UTFMax <= n {
+			t.Errorf("ClipStart(%q, %d) = %q: it kept too little", s, n, got)
 		}
 	}
 }
