@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
@@ -282,6 +283,7 @@ type cmdProjector struct {
 
 	runs      []cmdRun // by first line
 	noteCache map[[3]int64]string
+	noteBuf   []byte // the text of the line a note reads, reused from line to line
 	cache     map[int64]*cmdLine
 	order     []*cmdLine // picked lines, in the order they were picked
 	used      int        // tokens of picked lines
@@ -1063,7 +1065,7 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 		if reads++; reads > cmdNoteReads {
 			return ""
 		}
-		l, err := p.e.doc.ReadLine(pos, cmdSampleBytes)
+		l, err := p.readNoteLine(pos)
 		if err != nil {
 			return ""
 		}
@@ -1184,7 +1186,7 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint
 	// were a run's (at most cmdRunWindow).
 	pos := r.from
 	for no := r.first; no < r.since; no++ {
-		l, err := p.e.doc.ReadLine(pos, cmdSampleBytes)
+		l, err := p.readNoteLine(pos)
 		if err != nil {
 			return false
 		}
@@ -1198,7 +1200,7 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint
 	// The lines counted that the view shows, outside the stretch.
 	for _, span := range [2][2]int64{{r.since, a - 1}, {max(r.since, b+1), r.last}} {
 		for no := span[0]; no <= span[1]; no++ {
-			l, err := p.e.doc.ReadLine(p.cache[no].start, cmdSampleBytes)
+			l, err := p.readNoteLine(p.cache[no].start)
 			if err != nil {
 				return false
 			}
@@ -1211,6 +1213,17 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint
 		}
 	}
 	return true
+}
+
+// readNoteLine reads the first cmdSampleBytes bytes of the line at off
+// for a note, into the one buffer notes reuse: its Text is valid until the
+// next call.
+func (p *cmdProjector) readNoteLine(off int64) (lines.Line, error) {
+	l, err := p.e.doc.ReadLineBuf(off, cmdSampleBytes, p.noteBuf)
+	if err == nil {
+		p.noteBuf = l.Text
+	}
+	return l, err
 }
 
 // fit renders the picked lines and, while the view is over the budget,

@@ -86,3 +86,19 @@ func FuzzCmdShapeKey(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCmdScan8MB runs the command scan alone over the output
+// BenchmarkCommandProject8MB projects, to tell its cost from the view's.
+func BenchmarkCmdScan8MB(b *testing.B) {
+	data := benchOutput(b, 8<<20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := newCmdScan("")
+		for off := 0; off < len(data); off += 1 << 16 {
+			s.Write(data[off:min(len(data), off+1<<16)])
+		}
+		s.finish()
+	}
+}
