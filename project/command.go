@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -725,8 +726,10 @@ func (p *cmdProjector) inRun(no int64) bool {
 
 // runAt returns the run of near-identical lines that holds line no, or nil.
 func (p *cmdProjector) runAt(no int64) *cmdRun {
-	i, found := slices.BinarySearchFunc(p.runs, no, func(r cmdRun, no int64) int { return int(r.first - no) })
-	if found {
+	// The first run that starts at no or after it, found by index: a
+	// search that passes the runs by value copies each it compares.
+	i := sort.Search(len(p.runs), func(i int) bool { return p.runs[i].first >= no })
+	if i < len(p.runs) && p.runs[i].first == no {
 		return &p.runs[i]
 	}
 	// runs[i-1] is the last run that starts before no.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"testing"
 )
 
@@ -100,5 +101,34 @@ func BenchmarkCmdScan8MB(b *testing.B) {
 			s.Write(data[off:min(len(data), off+1<<16)])
 		}
 		s.finish()
+	}
+}
+
+// TestCmdRunAt holds the projector's search for the run that holds a line
+// to a plain walk of the runs, on every line of the benchmark's output and
+// the lines around it.
+func TestCmdRunAt(t *testing.T) {
+	var out []byte
+	for _, f := range commandFixtures(t) {
+		out = append(out, f.output...)
+	}
+	s := newCmdScan("")
+	s.Write(bytes.Repeat(out, 3))
+	s.finish()
+	p := &cmdProjector{runs: slices.Clone(s.runs)}
+	slices.SortFunc(p.runs, func(a, b cmdRun) int { return int(a.first - b.first) })
+	if len(p.runs) < 10 {
+		t.Fatalf("only %d runs", len(p.runs))
+	}
+	for no := int64(0); no <= s.lines()+1; no++ {
+		var want *cmdRun
+		for i := range p.runs {
+			if r := &p.runs[i]; r.first <= no && no <= r.last {
+				want = r
+			}
+		}
+		if got := p.runAt(no); got != want {
+			t.Fatalf("line %d: run %v, want %v", no, got, want)
+		}
 	}
 }
