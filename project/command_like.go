@@ -226,10 +226,25 @@ func cmdLikeKeysASCII(b []byte, cut bool) (keys [cmdLikeLevels]uint64, _ bool) {
 		keys[lv] = max(h, 1)
 	}
 	lv := cmdLikeLevels - 1 // the shortest first
+	limit := cmdLikeRunes[lv]
 	runes := 0
 	space, digit, pending := false, false, false
 	for ; i < len(b); i++ {
 		c := b[i]
+		if c > ' ' && c < 0x7f && c != '`' && (c < '0' || c > '9') && runes < limit {
+			// Most bytes: a letter or a punctuation mark, a character of
+			// its own inside the sample, as below.
+			if pending {
+				h ^= ' '
+				h *= prime
+				pending = false
+			}
+			runes++
+			space, digit = false, false
+			h ^= uint64(c)
+			h *= prime
+			continue
+		}
 		if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
 			return keys, false
 		}
@@ -244,6 +259,7 @@ func cmdLikeKeysASCII(b []byte, cut bool) (keys [cmdLikeLevels]uint64, _ bool) {
 		if lv < 0 {
 			return keys, cmdLikeCleanASCII(b[i:]) // cleaning would change what follows
 		}
+		limit = cmdLikeRunes[lv]
 		runes++
 		space, digit = isSpace, isDigit
 		if isSpace {
