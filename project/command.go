@@ -285,6 +285,7 @@ type cmdProjector struct {
 	runs      []cmdRun // by first line
 	noteCache map[[3]int64]string
 	noteBuf   []byte // the text of the line a note reads, reused from line to line
+	tallies   [cmdLikeLevels]cmdTallies
 	cache     map[int64]*cmdLine
 	order     []*cmdLine // picked lines, in the order they were picked
 	used      int        // tokens of picked lines
@@ -1026,6 +1027,38 @@ type cmdTally struct {
 	off int64 // where one of them starts
 }
 
+// cmdTallies is a note's tally at one level: the kinds of line in the
+// order met, and where each is in the list by its key. A view reuses one
+// per level from note to note.
+type cmdTallies struct {
+	at   map[uint64]int
+	list []cmdTally
+}
+
+// reset empties the tally, keeping its room.
+func (s *cmdTallies) reset() {
+	if s.at == nil {
+		s.at = map[uint64]int{}
+	}
+	clear(s.at)
+	s.list = s.list[:0]
+}
+
+// add counts n lines of the kind key, one of which starts at off (or, for
+// off < 0, lines of the kind met before).
+func (s *cmdTallies) add(key uint64, n, off int64) {
+	if i, ok := s.at[key]; ok {
+		t := &s.list[i]
+		t.n += n
+		if off >= 0 {
+			t.off = min(t.off, off)
+		}
+		return
+	}
+	s.at[key] = len(s.list)
+	s.list = append(s.list, cmdTally{key: key, n: n, off: off})
+}
+
 // likeNote counts the lines of the omitted stretch of lines a-b, which
 // starts at offset from, by kind (cmdLikeKey, at each level), and names the
 // one or two kinds most of them are, with their number: "5,193 lines like
@@ -1036,20 +1069,11 @@ type cmdTally struct {
 // and the other lines are read, up to cmdNoteReads of them (past that, the
 // note says nothing). It returns "" when no kind has cmdNoteRun lines.
 func (p *cmdProjector) likeNote(a, b, from int64) string {
-	var tally [cmdLikeLevels]map[uint64]*cmdTally
+	tally := &p.tallies
 	for lv := range tally {
-		tally[lv] = map[uint64]*cmdTally{}
+		tally[lv].reset()
 	}
-	add := func(lv int, key uint64, n, off int64) {
-		if t := tally[lv][key]; t != nil {
-			t.n += n
-			if off >= 0 {
-				t.off = min(t.off, off)
-			}
-		} else {
-			tally[lv][key] = &cmdTally{key: key, n: n, off: off}
-		}
-	}
+	add := func(lv int, key uint64, n, off int64) { tally[lv].add(key, n, off) }
 	var full [cmdLikeLevels][]*cmdRun // runs that met more kinds than they count
 	reads := 0
 	for no, pos := a, from; no <= b; {
@@ -1079,8 +1103,8 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 		}
 		no, pos = no+1, l.End
 	}
-	s, like := p.likeName(0, a, b, tally[0], full[0])
-	if s1, like1 := p.likeName(1, a, b, tally[1], full[1]); like1*4 > like*5 {
+	s, like := p.likeName(0, a, b, tally[0].list, full[0])
+	if s1, like1 := p.likeName(1, a, b, tally[1].list, full[1]); like1*4 > like*5 {
 		s = s1
 	}
 	return s
@@ -1089,11 +1113,12 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 // likeName names the one or two kinds of line at level lv that most lines
 // of the stretch of lines a-b are, from their tally, and how many lines
 // are of them; full holds the runs that met more kinds than they count.
-func (p *cmdProjector) likeName(lv int, a, b int64, tally map[uint64]*cmdTally, full []*cmdRun) (string, int64) {
+func (p *cmdProjector) likeName(lv int, a, b int64, tally []cmdTally, full []*cmdRun) (string, int64) {
 	// A kind a full run did not count may have lines there that no one
 	// counted: only kinds every full run counted can be named.
 	var ts []*cmdTally
-	for _, t := range tally {
+	for i := range tally {
+		t := &tally[i]
 		ok := true
 		for _, r := range full {
 			if !slices.ContainsFunc(r.likes[lv][:], func(l cmdLike) bool { return l.key == t.key }) {
