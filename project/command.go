@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
@@ -282,6 +284,8 @@ type cmdProjector struct {
 
 	runs      []cmdRun // by first line
 	noteCache map[[3]int64]string
+	noteBuf   []byte // the text of the line a note reads, reused from line to line
+	tallies   [cmdLikeLevels]cmdTallies
 	cache     map[int64]*cmdLine
 	order     []*cmdLine // picked lines, in the order they were picked
 	used      int        // tokens of picked lines
@@ -723,8 +727,10 @@ func (p *cmdProjector) inRun(no int64) bool {
 
 // runAt returns the run of near-identical lines that holds line no, or nil.
 func (p *cmdProjector) runAt(no int64) *cmdRun {
-	i, found := slices.BinarySearchFunc(p.runs, no, func(r cmdRun, no int64) int { return int(r.first - no) })
-	if found {
+	// The first run that starts at no or after it, found by index: a
+	// search that passes the runs by value copies each it compares.
+	i := sort.Search(len(p.runs), func(i int) bool { return p.runs[i].first >= no })
+	if i < len(p.runs) && p.runs[i].first == no {
 		return &p.runs[i]
 	}
 	// runs[i-1] is the last run that starts before no.
@@ -1021,6 +1027,38 @@ type cmdTally struct {
 	off int64 // where one of them starts
 }
 
+// cmdTallies is a note's tally at one level: the kinds of line in the
+// order met, and where each is in the list by its key. A view reuses one
+// per level from note to note.
+type cmdTallies struct {
+	at   map[uint64]int
+	list []cmdTally
+}
+
+// reset empties the tally, keeping its room.
+func (s *cmdTallies) reset() {
+	if s.at == nil {
+		s.at = map[uint64]int{}
+	}
+	clear(s.at)
+	s.list = s.list[:0]
+}
+
+// add counts n lines of the kind key, one of which starts at off (or, for
+// off < 0, lines of the kind met before).
+func (s *cmdTallies) add(key uint64, n, off int64) {
+	if i, ok := s.at[key]; ok {
+		t := &s.list[i]
+		t.n += n
+		if off >= 0 {
+			t.off = min(t.off, off)
+		}
+		return
+	}
+	s.at[key] = len(s.list)
+	s.list = append(s.list, cmdTally{key: key, n: n, off: off})
+}
+
 // likeNote counts the lines of the omitted stretch of lines a-b, which
 // starts at offset from, by kind (cmdLikeKey, at each level), and names the
 // one or two kinds most of them are, with their number: "5,193 lines like
@@ -1031,20 +1069,11 @@ type cmdTally struct {
 // and the other lines are read, up to cmdNoteReads of them (past that, the
 // note says nothing). It returns "" when no kind has cmdNoteRun lines.
 func (p *cmdProjector) likeNote(a, b, from int64) string {
-	var tally [cmdLikeLevels]map[uint64]*cmdTally
+	tally := &p.tallies
 	for lv := range tally {
-		tally[lv] = map[uint64]*cmdTally{}
+		tally[lv].reset()
 	}
-	add := func(lv int, key uint64, n, off int64) {
-		if t := tally[lv][key]; t != nil {
-			t.n += n
-			if off >= 0 {
-				t.off = min(t.off, off)
-			}
-		} else {
-			tally[lv][key] = &cmdTally{key: key, n: n, off: off}
-		}
-	}
+	add := func(lv int, key uint64, n, off int64) { tally[lv].add(key, n, off) }
 	var full [cmdLikeLevels][]*cmdRun // runs that met more kinds than they count
 	reads := 0
 	for no, pos := a, from; no <= b; {
@@ -1063,7 +1092,7 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 		if reads++; reads > cmdNoteReads {
 			return ""
 		}
-		l, err := p.e.doc.ReadLine(pos, cmdSampleBytes)
+		l, err := p.readNoteLine(pos)
 		if err != nil {
 			return ""
 		}
@@ -1074,8 +1103,8 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 		}
 		no, pos = no+1, l.End
 	}
-	s, like := p.likeName(0, a, b, tally[0], full[0])
-	if s1, like1 := p.likeName(1, a, b, tally[1], full[1]); like1*4 > like*5 {
+	s, like := p.likeName(0, a, b, tally[0].list, full[0])
+	if s1, like1 := p.likeName(1, a, b, tally[1].list, full[1]); like1*4 > like*5 {
 		s = s1
 	}
 	return s
@@ -1084,11 +1113,12 @@ func (p *cmdProjector) likeNote(a, b, from int64) string {
 // likeName names the one or two kinds of line at level lv that most lines
 // of the stretch of lines a-b are, from their tally, and how many lines
 // are of them; full holds the runs that met more kinds than they count.
-func (p *cmdProjector) likeName(lv int, a, b int64, tally map[uint64]*cmdTally, full []*cmdRun) (string, int64) {
+func (p *cmdProjector) likeName(lv int, a, b int64, tally []cmdTally, full []*cmdRun) (string, int64) {
 	// A kind a full run did not count may have lines there that no one
 	// counted: only kinds every full run counted can be named.
 	var ts []*cmdTally
-	for _, t := range tally {
+	for i := range tally {
+		t := &tally[i]
 		ok := true
 		for _, r := range full {
 			if !slices.ContainsFunc(r.likes[lv][:], func(l cmdLike) bool { return l.key == t.key }) {
@@ -1184,7 +1214,7 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint
 	// were a run's (at most cmdRunWindow).
 	pos := r.from
 	for no := r.first; no < r.since; no++ {
-		l, err := p.e.doc.ReadLine(pos, cmdSampleBytes)
+		l, err := p.readNoteLine(pos)
 		if err != nil {
 			return false
 		}
@@ -1198,7 +1228,7 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint
 	// The lines counted that the view shows, outside the stretch.
 	for _, span := range [2][2]int64{{r.since, a - 1}, {max(r.since, b+1), r.last}} {
 		for no := span[0]; no <= span[1]; no++ {
-			l, err := p.e.doc.ReadLine(p.cache[no].start, cmdSampleBytes)
+			l, err := p.readNoteLine(p.cache[no].start)
 			if err != nil {
 				return false
 			}
@@ -1211,6 +1241,17 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint
 		}
 	}
 	return true
+}
+
+// readNoteLine reads the first cmdSampleBytes bytes of the line at off
+// for a note, into the one buffer notes reuse: its Text is valid until the
+// next call.
+func (p *cmdProjector) readNoteLine(off int64) (lines.Line, error) {
+	l, err := p.e.doc.ReadLineBuf(off, cmdSampleBytes, p.noteBuf)
+	if err == nil {
+		p.noteBuf = l.Text
+	}
+	return l, err
 }
 
 // fit renders the picked lines and, while the view is over the budget,

@@ -2,6 +2,7 @@ package project
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 
@@ -225,10 +226,25 @@ func cmdLikeKeysASCII(b []byte, cut bool) (keys [cmdLikeLevels]uint64, _ bool) {
 		keys[lv] = max(h, 1)
 	}
 	lv := cmdLikeLevels - 1 // the shortest first
+	limit := cmdLikeRunes[lv]
 	runes := 0
 	space, digit, pending := false, false, false
 	for ; i < len(b); i++ {
 		c := b[i]
+		if c > ' ' && c < 0x7f && c != '`' && (c < '0' || c > '9') && runes < limit {
+			// Most bytes: a letter or a punctuation mark, a character of
+			// its own inside the sample, as below.
+			if pending {
+				h ^= ' '
+				h *= prime
+				pending = false
+			}
+			runes++
+			space, digit = false, false
+			h ^= uint64(c)
+			h *= prime
+			continue
+		}
 		if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
 			return keys, false
 		}
@@ -241,13 +257,9 @@ func cmdLikeKeysASCII(b []byte, cut bool) (keys [cmdLikeLevels]uint64, _ bool) {
 			lv--
 		}
 		if lv < 0 {
-			for _, c := range b[i:] {
-				if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
-					return keys, false // cleaning would change what follows
-				}
-			}
-			return keys, true
+			return keys, cmdLikeCleanASCII(b[i:]) // cleaning would change what follows
 		}
+		limit = cmdLikeRunes[lv]
 		runes++
 		space, digit = isSpace, isDigit
 		if isSpace {
@@ -269,4 +281,35 @@ func cmdLikeKeysASCII(b []byte, cut bool) (keys [cmdLikeLevels]uint64, _ bool) {
 		end(lv, h, cut)
 	}
 	return keys, true
+}
+
+// cmdLikeCleanASCII reports whether b needs no cleaning for a view: every
+// byte printable ASCII or a tab, and no backquote. It tests 8 bytes at a
+// time and reads the bytes one by one only in a word that may hold another.
+func cmdLikeCleanASCII(b []byte) bool {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		b = b[8:]
+		control := (w - ones*0x20) &^ w & high // a byte below 0x20 (a tab too)
+		quote := (w ^ ones*'`' - ones) &^ (w ^ ones*'`') & high
+		del := (w + ones | w) & high // a byte of 0x7f or more
+		if control|quote|del == 0 {
+			continue
+		}
+		for i := range 8 {
+			if c := byte(w >> (8 * i)); c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
+				return false
+			}
+		}
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
+			return false
+		}
+	}
+	return true
 }

@@ -126,3 +126,35 @@ func TestCmdLikeKeyASCII(t *testing.T) {
 		t.Errorf("only %d lines compared", n)
 	}
 }
+
+// FuzzCmdLikeKeysASCII holds the one-pass key to the sample's: a line
+// start it takes has the key cmdLikeSpan gives its cleaned text at each
+// level, and it takes exactly the starts every byte of which is printable
+// ASCII or a tab, without a backquote (cmdLikeCleanASCII's words).
+func FuzzCmdLikeKeysASCII(f *testing.F) {
+	for _, s := range []string{"", "npm http fetch GET 200 https://registry.npmjs.org/x 12ms", "a\tb  c 12 34 `x`", "ok    pkg/a\t0.01s" + strings.Repeat(" x", 40) + "\x7f", "é" + strings.Repeat("a", 60), strings.Repeat("ab ", 30) + "\x1b[0m"} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, cut bool) {
+		b = b[:min(len(b), cmdSampleBytes)]
+		clean := true
+		for _, c := range b {
+			if c < 0x20 && c != '\t' || c >= 0x7f || c == '`' {
+				clean = false
+			}
+		}
+		fast, ok := cmdLikeKeysASCII(b, cut)
+		if ok != clean {
+			t.Fatalf("%q: taken %v, clean %v", b, ok, clean)
+		}
+		if !ok {
+			return
+		}
+		for lv := range cmdLikeLevels {
+			if _, _, _, slow := cmdLikeSpan(b, cut, lv); fast[lv] != slow {
+				t.Fatalf("%q (cut %v, level %d): key %x, the sample's %x", b, cut, lv, fast[lv], slow)
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"testing"
 )
 
@@ -85,4 +86,49 @@ func FuzzCmdShapeKey(f *testing.F) {
 			t.Fatalf("cmdShapeKeyAt(%q) = %x, want %x", b, got, want)
 		}
 	})
+}
+
+// BenchmarkCmdScan8MB runs the command scan alone over the output
+// BenchmarkCommandProject8MB projects, to tell its cost from the view's.
+func BenchmarkCmdScan8MB(b *testing.B) {
+	data := benchOutput(b, 8<<20)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := newCmdScan("")
+		for off := 0; off < len(data); off += 1 << 16 {
+			s.Write(data[off:min(len(data), off+1<<16)])
+		}
+		s.finish()
+	}
+}
+
+// TestCmdRunAt holds the projector's search for the run that holds a line
+// to a plain walk of the runs, on every line of the benchmark's output and
+// the lines around it.
+func TestCmdRunAt(t *testing.T) {
+	var out []byte
+	for _, f := range commandFixtures(t) {
+		out = append(out, f.output...)
+	}
+	s := newCmdScan("")
+	s.Write(bytes.Repeat(out, 3))
+	s.finish()
+	p := &cmdProjector{runs: slices.Clone(s.runs)}
+	slices.SortFunc(p.runs, func(a, b cmdRun) int { return int(a.first - b.first) })
+	if len(p.runs) < 10 {
+		t.Fatalf("only %d runs", len(p.runs))
+	}
+	for no := int64(0); no <= s.lines()+1; no++ {
+		var want *cmdRun
+		for i := range p.runs {
+			if r := &p.runs[i]; r.first <= no && no <= r.last {
+				want = r
+			}
+		}
+		if got := p.runAt(no); got != want {
+			t.Fatalf("line %d: run %v, want %v", no, got, want)
+		}
+	}
 }

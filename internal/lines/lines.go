@@ -396,10 +396,18 @@ func (l Line) Len() int64 { return l.End - l.Start }
 // its text. It scans to the line's end to report End, in blocks, without
 // holding more than max bytes. At the end of the document it returns io.EOF.
 func (d *Doc) ReadLine(off int64, max int) (Line, error) {
+	return d.ReadLineBuf(off, max, nil)
+}
+
+// ReadLineBuf is ReadLine with the line's text appended to buf[:0], so that
+// a caller reading many lines one after another reuses one buffer: the
+// Text it returns is buf's array when that has room, and is valid until
+// buf is used again.
+func (d *Doc) ReadLineBuf(off int64, max int, buf []byte) (Line, error) {
 	if off >= d.size {
 		return Line{}, io.EOF
 	}
-	l := Line{Start: off}
+	l := Line{Start: off, Text: buf[:0]}
 	for pos := off; ; {
 		b, err := d.at(pos)
 		if err != nil {
