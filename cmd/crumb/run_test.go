@@ -240,7 +240,7 @@ func TestRunLargeOutput(t *testing.T) {
 	cmd.Env = append(os.Environ(), "CRUMB_STORE="+dir, "CRUMB_GC=off")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	rss, err := runPeak(t, cmd)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Fatalf("crumb run: %v; stderr %s", err, stderr.String())
 	}
@@ -254,7 +254,6 @@ func TestRunLargeOutput(t *testing.T) {
 	if !strings.Contains(view, "lines like `"+line[:40]) {
 		t.Errorf("view does not name the repeated lines:\n%s", view)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	t.Logf("crumb run of %d MB: max RSS %.1f MB", size>>20, float64(rss)/(1<<20))
 	if rss > rssLimit {
 		t.Errorf("crumb used %d MB of memory for %d MB of output", rss>>20, size>>20)

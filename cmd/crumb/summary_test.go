@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -132,11 +131,11 @@ func TestSummaryHugeAnswerBounded(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			start := time.Now()
-			if err := cmd.Run(); err != nil {
+			rss, err := runPeak(t, cmd)
+			if err != nil {
 				t.Fatalf("crumb project: %v\n%s", err, stderr.String())
 			}
 			took := time.Since(start)
-			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 			var got struct {
 				View    string `json:"view"`
 				Receipt struct {
