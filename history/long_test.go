@@ -103,7 +103,7 @@ func cpuTime() time.Duration {
 // messages in order, and each block's ref holds its messages exactly.
 func TestLongThreadMeetsBudget(t *testing.T) {
 	for _, f := range formats {
-		in := transcript(t, f, longTurns)
+		in := transcript(t, f, longTestTurns)
 		orig := decode(t, in)
 		st := newStore(t)
 		c := newCompactor(t, history.Options{Store: st, Budget: 20000})
