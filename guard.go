@@ -12,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/crumb-dev/crumb/internal/blobs"
@@ -750,8 +751,20 @@ func LineRenderer(ctx context.Context, st store.Store) recall.LineFunc {
 // fails, and completes the receipt.
 // project runs the kind's projector, falling back to the text projector if
 // it fails (and saying so in the receipt).
+//
+// A read of the result that fails (Redis evicted a part of it, a connection
+// dropped, a chunk is broken) fails the projection, whatever the projector
+// made of it: no other projector is tried on a result that can no longer be
+// read whole, since its view would name reads that cannot be served; the
+// caller shows the bytes in memory instead.
 func (g *Guard) project(ctx context.Context, kind Kind, in *project.Input, rc *Receipt) (project.Output, error) {
+	watch := &readWatch{Source: in.Source}
+	in.Source = watch
+	defer func() { in.Source = watch.Source }()
 	out, err := project.Project(ctx, kind, in)
+	if rerr := watch.failed(); rerr != nil {
+		return project.Output{}, fmt.Errorf("crumb: reading the %s result for its view: %w", kind, rerr)
+	}
 	if err != nil && ctx.Err() == nil && kind != KindText && kind != KindBinary {
 		g.cfg.Logger.Warn("crumb: projector failed; using the text projection", "kind", kind, "err", err)
 		rc.ProjectError = err.Error()
@@ -764,6 +777,35 @@ func (g *Guard) project(ctx context.Context, kind Kind, in *project.Input, rc *R
 		return project.Output{}, fmt.Errorf("crumb: projecting a %s result: %w", kind, err)
 	}
 	return out, nil
+}
+
+// readWatch is a Source that keeps the first error a read of it returned,
+// other than the io.EOF that ends it. Projectors may read from several
+// goroutines.
+type readWatch struct {
+	project.Source
+	mu  sync.Mutex
+	err error
+}
+
+// ReadAt reads from the source and keeps its first error.
+func (w *readWatch) ReadAt(p []byte, off int64) (int, error) {
+	n, err := w.Source.ReadAt(p, off)
+	if err != nil && !errors.Is(err, io.EOF) {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = err
+		}
+		w.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed returns the first error a read returned, or nil.
+func (w *readWatch) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
 }
 
 // finish completes the receipt of a projected view and records the view's
