@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -178,32 +177,23 @@ func TestRunUnderEviction(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			st := storefault.EvictingWith(t, policy, 24, 3)
 			var lost, wrong, kept atomic.Int64
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, 4)
-			for i := range runs {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func() {
-					defer wg.Done()
-					defer func() { <-sem }()
-					// The run's number goes last, so that every output is
-					// a result of its own.
-					script := fmt.Sprintf("cat '%s'; echo 'run %d ends'; exit %d", outputs[i%3], i, i%3)
-					code, stdout, stderr := crumbProcess(t, nil, "run", "--store", st, "--budget", "500", "--", "sh", "-c", script)
-					if code != i%3 {
-						wrong.Add(1)
-						t.Errorf("run %d: exit %d, want %d; stderr %s", i, code, i%3, stderr)
-					}
-					if !strings.Contains(stdout, fmt.Sprintf("first line of output %d\n", i%3)) || !strings.Contains(stdout, fmt.Sprintf("run %d ends\n", i)) {
-						lost.Add(1)
-						t.Errorf("run %d: the output's first or last line is lost:\n%.600s\nstderr %s", i, stdout, stderr)
-					}
-					if strings.Contains(stdout, "crumb read ") {
-						kept.Add(1)
-					}
-				}()
-			}
-			wg.Wait()
+			storefault.Runs(runs, 4, func(i int) {
+				// The run's number goes last, so that every output is
+				// a result of its own.
+				script := fmt.Sprintf("cat '%s'; echo 'run %d ends'; exit %d", outputs[i%3], i, i%3)
+				code, stdout, stderr := crumbProcess(t, nil, "run", "--store", st, "--budget", "500", "--", "sh", "-c", script)
+				if code != i%3 {
+					wrong.Add(1)
+					t.Errorf("run %d: exit %d, want %d; stderr %s", i, code, i%3, stderr)
+				}
+				if !strings.Contains(stdout, fmt.Sprintf("first line of output %d\n", i%3)) || !strings.Contains(stdout, fmt.Sprintf("run %d ends\n", i)) {
+					lost.Add(1)
+					t.Errorf("run %d: the output's first or last line is lost:\n%.600s\nstderr %s", i, stdout, stderr)
+				}
+				if strings.Contains(stdout, "crumb read ") {
+					kept.Add(1)
+				}
+			})
 			t.Logf("%s: %d runs: %d kept, %d lost outputs, %d wrong exit statuses", policy, runs, kept.Load(), lost.Load(), wrong.Load())
 		})
 	}
@@ -280,42 +270,33 @@ func TestServeStoreFaults(t *testing.T) {
 			if f.MayKeep {
 				posts = evictionPosts()
 			}
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, 4)
 			var kept, notKept atomic.Int64
-			for i := range posts {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func() {
-					defer wg.Done()
-					defer func() { <-sem }()
-					data, first, last := faultOutput(fmt.Sprintf("%s post %d", f.Name, i), 60000)
-					code, v := serveView(t, addr, data, fmt.Sprintf("kind=text&budget=%d", budget))
-					if code != http.StatusOK {
-						t.Errorf("post %d: %d %v; want a view", i, code, v)
-						return
+			storefault.Runs(posts, 4, func(i int) {
+				data, first, last := faultOutput(fmt.Sprintf("%s post %d", f.Name, i), 60000)
+				code, v := serveView(t, addr, data, fmt.Sprintf("kind=text&budget=%d", budget))
+				if code != http.StatusOK {
+					t.Errorf("post %d: %d %v; want a view", i, code, v)
+					return
+				}
+				view, _ := v["view"].(string)
+				rc, _ := v["receipt"].(map[string]any)
+				if rc["stored"] == true {
+					kept.Add(1)
+					if !f.MayKeep {
+						t.Errorf("post %d: stored in a store that is %s", i, f.Name)
 					}
-					view, _ := v["view"].(string)
-					rc, _ := v["receipt"].(map[string]any)
-					if rc["stored"] == true {
-						kept.Add(1)
-						if !f.MayKeep {
-							t.Errorf("post %d: stored in a store that is %s", i, f.Name)
-						}
-						if !strings.Contains(view, first) || !strings.Contains(view, last) {
-							t.Errorf("post %d: the view lost the first or last line:\n%.600s", i, view)
-						}
-						return
+					if !strings.Contains(view, first) || !strings.Contains(view, last) {
+						t.Errorf("post %d: the view lost the first or last line:\n%.600s", i, view)
 					}
-					notKept.Add(1)
-					why, _ := rc["store_error"].(string)
-					if why == "" || rc["output"] != "fallback" {
-						t.Errorf("post %d: a receipt of a result not kept does not say why: %v", i, rc)
-					}
-					checkNotKept(t, storefault.Fault{Name: f.Name}, view, first, last, budget)
-				}()
-			}
-			wg.Wait()
+					return
+				}
+				notKept.Add(1)
+				why, _ := rc["store_error"].(string)
+				if why == "" || rc["output"] != "fallback" {
+					t.Errorf("post %d: a receipt of a result not kept does not say why: %v", i, rc)
+				}
+				checkNotKept(t, storefault.Fault{Name: f.Name}, view, first, last, budget)
+			})
 			t.Logf("%s: %d posts: %d kept, %d not kept (and said why)", f.Name, posts, kept.Load(), notKept.Load())
 		})
 	}

@@ -207,3 +207,21 @@ func Open(t testing.TB, where string) store.Store {
 	t.Cleanup(func() { st.Close() })
 	return st
 }
+
+// Runs calls f(i) for every i from 0 to n-1, at most at of them at once,
+// and returns when all have returned: the concurrent callers of a test
+// under eviction pressure.
+func Runs(n, at int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, at)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
