@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/crumb-dev/crumb"
+	"github.com/crumb-dev/crumb/internal/procmem"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/recall"
@@ -663,22 +663,11 @@ func measurePhase(ctx context.Context, s OneSpec) (OneResult, error) {
 // PeakRSS returns this process's peak resident memory in bytes (VmHWM from
 // /proc/self/status), or -1 where that is not known.
 func PeakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
+	n, err := procmem.Peak(0)
 	if err != nil {
 		return -1
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
+	return n
 }
 
 // SpeedOptions configure [RunSpeed].

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/crumb-dev/crumb/internal/procmem"
 )
 
 // rssLimit is the most memory (peak resident set) crumb mcp may take for
@@ -41,21 +43,11 @@ func buildCrumb(t *testing.T) string {
 // peakRSS returns a process's peak resident set (VmHWM), in bytes.
 func peakRSS(t *testing.T, pid int) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	n, err := procmem.Peak(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc/PID/status")
-	return 0
+	return n
 }
 
 // mcpPeak runs crumb mcp (bin) with args, makes one tools/call of tool with

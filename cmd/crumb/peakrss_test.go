@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/crumb-dev/crumb/internal/procmem"
 )
 
 // runPeak runs cmd and returns its peak resident memory in bytes: the
@@ -16,20 +14,20 @@ import (
 // Linux starts an exec'd child's maxrss at the high-water mark of the
 // process that forked it (Go forks with CLONE_VM), so a test process that
 // once grew to 2 GB would see 2 GB for every child it starts after that.
-// VmHWM belongs to the child's own address space, made new at exec.
+// VmHWM (procmem.Peak) belongs to the child's own address space, made
+// new at exec.
 func runPeak(t *testing.T, cmd *exec.Cmd) (int64, error) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	status := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status"
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var peak int64
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
-		if hwm := vmHWM(status); hwm > peak {
+		if hwm, _ := procmem.Peak(cmd.Process.Pid); hwm > peak {
 			peak = hwm
 		}
 		select {
@@ -41,23 +39,4 @@ func runPeak(t *testing.T, cmd *exec.Cmd) (int64, error) {
 		case <-tick.C:
 		}
 	}
-}
-
-// vmHWM reads the VmHWM line of a /proc/PID/status file, in bytes; 0 when
-// it cannot be read (the process has ended, or is not yet exec'd).
-func vmHWM(status string) int64 {
-	b, err := os.ReadFile(status)
-	if err != nil {
-		return 0
-	}
-	_, rest, ok := bytes.Cut(b, []byte("VmHWM:"))
-	if !ok {
-		return 0
-	}
-	line, _, _ := bytes.Cut(rest, []byte("\n"))
-	kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(line)), "kB")), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return kb << 10
 }
