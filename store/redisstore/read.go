@@ -147,12 +147,12 @@ func (s *Store) Open(ctx context.Context, ref store.Ref) (store.Object, error) {
 // verified, so sequential reads fetch and hash every chunk once.
 type object struct {
 	s   *Store
-	key string
-	// keyOf, if set, gives the key to read instead of key: a staged
-	// object's moves when the result is published. onClose, if set, is
-	// called on Close.
-	keyOf   func() string
-	onClose func()
+	key string // the result's key
+	// stagingKey, if set, gives the key of a staged result not yet known
+	// to be published ("" once it is): it is read first, then key. onClose,
+	// if set, is called on Close.
+	stagingKey func() string
+	onClose    func()
 
 	mu     sync.Mutex
 	info   store.Info
@@ -217,17 +217,24 @@ func (o *object) chunk(idx int64) ([]byte, error) {
 }
 
 // fetch returns the stored bytes of chunk idx, unverified.
+//
+// A staged object reads the staging key until Commit has returned. A
+// staging key that is gone was renamed to the result's key by
+// publishScript, which Redis runs atomically, so the result's key holds
+// every chunk from that moment on, though Commit may not have returned yet
+// (its reply still on its way): the chunk is read there. A staging key gone
+// for another reason (it expired) leaves the result's key missing too,
+// unless the same content was stored since, whose chunks verify the same.
 func (o *object) fetch(idx int64) ([]byte, error) {
-	key := o.key
-	if o.keyOf != nil {
-		key = o.keyOf()
+	if o.stagingKey != nil {
+		if key := o.stagingKey(); key != "" {
+			b, err := o.fetchFrom(key, idx)
+			if !errors.Is(err, store.ErrMissing) {
+				return b, err
+			}
+		}
 	}
-	b, err := o.fetchFrom(key, idx)
-	if o.keyOf != nil && errors.Is(err, store.ErrMissing) && o.keyOf() != key {
-		// Published as it was read: read the published result.
-		return o.fetchFrom(o.keyOf(), idx)
-	}
-	return b, err
+	return o.fetchFrom(o.key, idx)
 }
 
 func (o *object) fetchFrom(key string, idx int64) ([]byte, error) {

@@ -28,12 +28,13 @@ func (s *Store) Stage(ctx context.Context, r io.Reader, meta store.Meta) (store.
 	s.open++
 	s.mu.Unlock()
 	sg := &stagedResult{st: st}
-	sg.obj = &object{s: s, info: st.info, cached: -1, keyOf: sg.key, onClose: sg.objectClosed}
+	sg.obj = &object{s: s, key: s.dataKey(st.info.Ref), info: st.info, cached: -1, stagingKey: sg.stagingKey, onClose: sg.objectClosed}
 	return sg, nil
 }
 
 // stagedResult is a staged result and the object that reads it: from the
-// staging key until Commit, from the result's key after.
+// staging key until Commit returns, and from the result's key once the
+// staging key is gone (Commit renamed it) or Commit has returned.
 type stagedResult struct {
 	st  *staged
 	obj *object
@@ -47,12 +48,13 @@ type stagedResult struct {
 func (sg *stagedResult) Info() store.Info     { return sg.st.info }
 func (sg *stagedResult) Object() store.Object { return sg.obj }
 
-// key returns the key the staged bytes are under now.
-func (sg *stagedResult) key() string {
+// stagingKey returns the staging key while Commit has not returned
+// success, and "" after: the staged bytes are under the result's key then.
+func (sg *stagedResult) stagingKey() string {
 	sg.mu.Lock()
 	defer sg.mu.Unlock()
 	if sg.published {
-		return sg.st.s.dataKey(sg.st.info.Ref)
+		return ""
 	}
 	return sg.st.key
 }

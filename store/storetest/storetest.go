@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -1354,11 +1356,86 @@ func (s *suite) testTenants(t *testing.T) {
 // readObject reads the whole of obj with ReadAt and checks it is data.
 func readObject(t *testing.T, what string, obj store.Object, data []byte) {
 	t.Helper()
-	got := make([]byte, len(data)+1)
-	n, err := obj.ReadAt(got, 0)
-	if n != len(data) || err != io.EOF || !bytes.Equal(got[:n], data) {
-		t.Errorf("%s: ReadAt = %d bytes, %v; want the %d staged bytes and io.EOF", what, n, err, len(data))
+	if err := readWhole(obj, data, make([]byte, len(data)+1)); err != nil {
+		t.Errorf("%s: %v", what, err)
 	}
+}
+
+// readWhole reads the whole of obj with one ReadAt into buf, which must hold
+// len(data)+1 bytes, and reports how the read differs from data and io.EOF.
+func readWhole(obj store.Object, data, buf []byte) error {
+	n, err := obj.ReadAt(buf, 0)
+	if n != len(data) || err != io.EOF || !bytes.Equal(buf[:n], data) {
+		return fmt.Errorf("ReadAt = %d bytes, %v; want the %d staged bytes and io.EOF", n, err, len(data))
+	}
+	return nil
+}
+
+// StageWhileReading stages a result and commits it while another goroutine
+// reads the staged object over and over, rounds times, for a store that
+// implements store.Stager. Every read, before, during or after Commit, must
+// return all the staged bytes: a short read or a missing result fails the
+// test. Each round's result has content of its own (two chunks, so that
+// reads alternate between them and fetch each time) and is deleted after
+// the round.
+func StageWhileReading(t *testing.T, st store.Store, rounds int) {
+	t.Helper()
+	sg, ok := st.(store.Stager)
+	if !ok {
+		t.Fatalf("storetest: %T does not implement store.Stager", st)
+	}
+	ctx := context.Background()
+	data := Content(52, store.ChunkSize+17)
+	buf := make([]byte, len(data)+1)
+	early := 0 // reads that began before Commit returned
+	for round := range rounds {
+		binary.LittleEndian.PutUint64(data[len(data)-8:], uint64(round))
+		staged, err := sg.Stage(ctx, bytes.NewReader(data), store.Meta{Tool: "stress"})
+		if err != nil {
+			t.Fatalf("round %d: Stage: %v", round, err)
+		}
+		obj := staged.Object()
+		var committed atomic.Bool
+		type outcome struct {
+			early int
+			err   error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			var o outcome
+			for {
+				after := committed.Load()
+				if err := readWhole(obj, data, buf); err != nil {
+					when := "before"
+					if after {
+						when = "after"
+					}
+					o.err = fmt.Errorf("read %d (begun %s Commit returned): %w", o.early+1, when, err)
+					break
+				}
+				if after {
+					break
+				}
+				o.early++
+			}
+			done <- o
+		}()
+		_, cerr := staged.Commit(ctx)
+		committed.Store(true)
+		o := <-done
+		obj.Close()
+		early += o.early
+		if cerr != nil {
+			t.Fatalf("round %d: Commit: %v", round, cerr)
+		}
+		if o.err != nil {
+			t.Fatalf("round %d of %d: %v", round, rounds, o.err)
+		}
+		if err := st.Delete(ctx, staged.Info().Ref); err != nil {
+			t.Fatalf("round %d: Delete after Commit: %v", round, err)
+		}
+	}
+	t.Logf("%d rounds; %d reads of a staged object began before its Commit returned", rounds, early)
 }
 
 // testStage checks a store that implements store.Stager: a staged result is
