@@ -114,3 +114,10 @@ func TestCommitSyncsRecordBesideBlob(t *testing.T) {
 		t.Errorf("a commit left temp files: %v", entries)
 	}
 }
+
+// TestStageCommitWhileReadingDir is the stage/commit race of the
+// conformance helper on the directory store: reads of a staged object
+// during Commit's rename see every staged byte.
+func TestStageCommitWhileReadingDir(t *testing.T) {
+	storetest.StageWhileReading(t, openDir(t, store.DirOptions{ManualGC: true}), 300)
+}
