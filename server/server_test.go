@@ -713,3 +713,38 @@ func TestMuxAnswers(t *testing.T) {
 		t.Errorf("PUT /v1/results: %d, Allow %q, %s", a.status, a.header.Get("Allow"), a.body)
 	}
 }
+
+// TestStatsCountReads: every page read back through the sidecar (lines,
+// bytes, a JSON pointer, a search, a jq query) counts in GET /v1/stats, as
+// crumb read and the MCP proxy count theirs, so its net savings are net of
+// what a fleet read back.
+func TestStatsCountReads(t *testing.T) {
+	ts := newServer(t, server.Options{})
+	text := ts.do(t, "POST", "/v1/results?kind=text&budget=200", "", bytes.NewReader(numberedLines(3000))).json(t)["ref"].(string)
+	doc := `{"items":[` + strings.Repeat(`{"name":"a","status":"ok"},`, 500) + `{"name":"needle","status":"failed"}]}`
+	js := ts.do(t, "POST", "/v1/results?kind=json&budget=200", "", strings.NewReader(doc)).json(t)["ref"].(string)
+	reads := []struct {
+		method, path, body string
+	}{
+		{"GET", "/v1/results/" + text + "?lines=10:20", ""},
+		{"GET", "/v1/results/" + text + "?bytes=0:4096", ""},
+		{"GET", "/v1/results/" + text + "/grep?pattern=line+0012", ""},
+		{"GET", "/v1/results/" + js + "?pointer=/items/500", ""},
+		{"POST", "/v1/results/" + js + "/query", ".items[500].name"},
+	}
+	const rounds = 3
+	for range rounds {
+		for _, r := range reads {
+			if a := ts.do(t, r.method, r.path, "", strings.NewReader(r.body)); a.status != 200 {
+				t.Fatalf("%s %s: %d %s", r.method, r.path, a.status, a.body)
+			}
+		}
+	}
+	s := ts.do(t, "GET", "/v1/stats", "", nil).json(t)
+	if want := float64(rounds * len(reads)); s["reads"] != want {
+		t.Errorf("stats count %v reads after %v pages read back: %v", s["reads"], want, s)
+	}
+	if rt, _ := s["read_tokens"].(float64); rt <= 0 || s["net_saved_tokens"] != s["saved_tokens"].(float64)-rt {
+		t.Errorf("read tokens %v, net saved %v of %v saved", s["read_tokens"], s["net_saved_tokens"], s["saved_tokens"])
+	}
+}
