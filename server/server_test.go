@@ -118,6 +118,30 @@ func (ts *testServer) follow(t testing.TB, next map[string]any, token string) an
 	return ts.do(t, h["method"].(string), path, token, nil)
 }
 
+// damage flips a bit of the default namespace's stored copy of ref, past
+// its first 100 bytes.
+func (ts *testServer) damage(t testing.TB, ref string) {
+	t.Helper()
+	blob := filepath.Join(ts.root, server.DefaultNamespace, "objects", ref[:2], ref)
+	data, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[100] ^= 1
+	if err := os.WriteFile(blob, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// binaryBytes is 200 KiB of content that sniffs as binary.
+func binaryBytes() []byte {
+	bin := make([]byte, 200<<10)
+	for i := range bin {
+		bin[i] = byte(i*7 + i/251)
+	}
+	return bin
+}
+
 func seq(from, to int) []int {
 	var out []int
 	for i := from; i <= to; i++ {
@@ -378,11 +402,7 @@ func TestLimits(t *testing.T) {
 func TestErrors(t *testing.T) {
 	ts := newServer(t, server.Options{})
 	text := ts.do(t, "POST", "/v1/results?kind=text&budget=200", "", bytes.NewReader(numberedLines(3000))).json(t)["ref"].(string)
-	bin := make([]byte, 200<<10)
-	for i := range bin {
-		bin[i] = byte(i*7 + i/251)
-	}
-	binRef := ts.do(t, "POST", "/v1/results?kind=binary", "", bytes.NewReader(bin)).json(t)["ref"].(string)
+	binRef := ts.do(t, "POST", "/v1/results?kind=binary", "", bytes.NewReader(binaryBytes())).json(t)["ref"].(string)
 	for _, c := range []struct {
 		method, path string
 		body         string
@@ -417,15 +437,7 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	// Damage the stored copy: reads answer broken.
-	blob := filepath.Join(ts.root, server.DefaultNamespace, "objects", text[:2], text)
-	data, err := os.ReadFile(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[100] ^= 1
-	if err := os.WriteFile(blob, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ts.damage(t, text)
 	if a := ts.do(t, "GET", "/v1/results/"+text+"?lines=1:5", "", nil); a.status != 500 || a.errCode(t) != server.CodeBroken {
 		t.Errorf("damaged: %d %s", a.status, a.body)
 	}
