@@ -109,6 +109,12 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, c *call, req recal
 	if err != nil {
 		return err
 	}
+	// What is read back counts against the savings GET /v1/stats reports,
+	// as crumb read and the MCP proxy count theirs. It is charged before
+	// the page is answered, so a client's next stats see it.
+	if err := recall.Charge(r.Context(), c.st, req.Ref, pg.Tokens); err != nil {
+		s.opts.Logger.Warn("server: counting a page read back", "ref", string(req.Ref), "err", err)
+	}
 	s.metrics.read(c.ns, req.Mode())
 	budget := 0
 	if p.has("budget") {

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -81,36 +80,22 @@ func TestOneTableOfLimits(t *testing.T) {
 // describes has the range the server checks, at both ends: the bounds are
 // taken, one past either is a 400 that names them.
 func TestOpenAPILimits(t *testing.T) {
-	var doc struct {
-		Paths map[string]map[string]struct {
-			Parameters []struct {
-				Name   string `json:"name"`
-				In     string `json:"in"`
-				Schema struct {
-					Type    string `json:"type"`
-					Minimum *int64 `json:"minimum"`
-					Maximum *int64 `json:"maximum"`
-				} `json:"schema"`
-			} `json:"parameters"`
-		} `json:"paths"`
-	}
-	if err := json.Unmarshal(server.OpenAPI, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := loadOpenAPI(t)
 	ts := newServer(t, server.Options{})
 	ref := ts.do(t, "POST", "/v1/results?kind=text&budget=200", "", bytes.NewReader(numberedLines(3000))).json(t)["ref"].(string)
 	checked := 0
-	for path, ops := range doc.Paths {
-		for method, op := range ops {
-			for _, p := range op.Parameters {
-				if p.Schema.Type != "integer" || p.In != "query" {
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, pr := range op.Parameters {
+				p := pr.Value
+				if !p.Schema.Value.Type.Is("integer") || p.In != "query" {
 					continue
 				}
-				if p.Schema.Minimum == nil || p.Schema.Maximum == nil {
+				if p.Schema.Value.Min == nil || p.Schema.Value.Max == nil {
 					t.Errorf("%s %s: parameter %s has no minimum and maximum", method, path, p.Name)
 					continue
 				}
-				lo, hi := *p.Schema.Minimum, *p.Schema.Maximum
+				lo, hi := int64(*p.Schema.Value.Min), int64(*p.Schema.Value.Max)
 				u := strings.ReplaceAll(path, "{ref}", ref) + "?"
 				if strings.HasSuffix(path, "/grep") {
 					u += "pattern=line&"

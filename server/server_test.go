@@ -118,6 +118,30 @@ func (ts *testServer) follow(t testing.TB, next map[string]any, token string) an
 	return ts.do(t, h["method"].(string), path, token, nil)
 }
 
+// damage flips a bit of the default namespace's stored copy of ref, past
+// its first 100 bytes.
+func (ts *testServer) damage(t testing.TB, ref string) {
+	t.Helper()
+	blob := filepath.Join(ts.root, server.DefaultNamespace, "objects", ref[:2], ref)
+	data, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[100] ^= 1
+	if err := os.WriteFile(blob, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// binaryBytes is 200 KiB of content that sniffs as binary.
+func binaryBytes() []byte {
+	bin := make([]byte, 200<<10)
+	for i := range bin {
+		bin[i] = byte(i*7 + i/251)
+	}
+	return bin
+}
+
 func seq(from, to int) []int {
 	var out []int
 	for i := from; i <= to; i++ {
@@ -378,11 +402,7 @@ func TestLimits(t *testing.T) {
 func TestErrors(t *testing.T) {
 	ts := newServer(t, server.Options{})
 	text := ts.do(t, "POST", "/v1/results?kind=text&budget=200", "", bytes.NewReader(numberedLines(3000))).json(t)["ref"].(string)
-	bin := make([]byte, 200<<10)
-	for i := range bin {
-		bin[i] = byte(i*7 + i/251)
-	}
-	binRef := ts.do(t, "POST", "/v1/results?kind=binary", "", bytes.NewReader(bin)).json(t)["ref"].(string)
+	binRef := ts.do(t, "POST", "/v1/results?kind=binary", "", bytes.NewReader(binaryBytes())).json(t)["ref"].(string)
 	for _, c := range []struct {
 		method, path string
 		body         string
@@ -417,15 +437,7 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	// Damage the stored copy: reads answer broken.
-	blob := filepath.Join(ts.root, server.DefaultNamespace, "objects", text[:2], text)
-	data, err := os.ReadFile(blob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[100] ^= 1
-	if err := os.WriteFile(blob, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ts.damage(t, text)
 	if a := ts.do(t, "GET", "/v1/results/"+text+"?lines=1:5", "", nil); a.status != 500 || a.errCode(t) != server.CodeBroken {
 		t.Errorf("damaged: %d %s", a.status, a.body)
 	}
@@ -711,5 +723,40 @@ func TestMuxAnswers(t *testing.T) {
 	a := ts.do(t, "PUT", "/v1/results", "", nil)
 	if a.status != 405 || a.errCode(t) != server.CodeBadRequest || !strings.Contains(a.header.Get("Allow"), "POST") {
 		t.Errorf("PUT /v1/results: %d, Allow %q, %s", a.status, a.header.Get("Allow"), a.body)
+	}
+}
+
+// TestStatsCountReads: every page read back through the sidecar (lines,
+// bytes, a JSON pointer, a search, a jq query) counts in GET /v1/stats, as
+// crumb read and the MCP proxy count theirs, so its net savings are net of
+// what a fleet read back.
+func TestStatsCountReads(t *testing.T) {
+	ts := newServer(t, server.Options{})
+	text := ts.do(t, "POST", "/v1/results?kind=text&budget=200", "", bytes.NewReader(numberedLines(3000))).json(t)["ref"].(string)
+	doc := `{"items":[` + strings.Repeat(`{"name":"a","status":"ok"},`, 500) + `{"name":"needle","status":"failed"}]}`
+	js := ts.do(t, "POST", "/v1/results?kind=json&budget=200", "", strings.NewReader(doc)).json(t)["ref"].(string)
+	reads := []struct {
+		method, path, body string
+	}{
+		{"GET", "/v1/results/" + text + "?lines=10:20", ""},
+		{"GET", "/v1/results/" + text + "?bytes=0:4096", ""},
+		{"GET", "/v1/results/" + text + "/grep?pattern=line+0012", ""},
+		{"GET", "/v1/results/" + js + "?pointer=/items/500", ""},
+		{"POST", "/v1/results/" + js + "/query", ".items[500].name"},
+	}
+	const rounds = 3
+	for range rounds {
+		for _, r := range reads {
+			if a := ts.do(t, r.method, r.path, "", strings.NewReader(r.body)); a.status != 200 {
+				t.Fatalf("%s %s: %d %s", r.method, r.path, a.status, a.body)
+			}
+		}
+	}
+	s := ts.do(t, "GET", "/v1/stats", "", nil).json(t)
+	if want := float64(rounds * len(reads)); s["reads"] != want {
+		t.Errorf("stats count %v reads after %v pages read back: %v", s["reads"], want, s)
+	}
+	if rt, _ := s["read_tokens"].(float64); rt <= 0 || s["net_saved_tokens"] != s["saved_tokens"].(float64)-rt {
+		t.Errorf("read tokens %v, net saved %v of %v saved", s["read_tokens"], s["net_saved_tokens"], s["saved_tokens"])
 	}
 }
