@@ -167,7 +167,7 @@ func downscale(img image.Image, format string, tokens int) (encoded, string, err
 			mime = "image/jpeg"
 			err = jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 85})
 		} else {
-			err = (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, dst)
+			err = (&png.Encoder{CompressionLevel: png.DefaultCompression}).Encode(&buf, dst)
 		}
 		if err != nil {
 			return encoded{}, "", err
