@@ -35,7 +35,7 @@ func Overlay(cfg Config, getenv func(string) string) (Config, bool, error) {
 	if u := strings.TrimSpace(getenv("CRUMB_SUMMARY_URL")); u != "" {
 		cfg.BaseURL = u
 	}
-	if m := splitList(getenv("CRUMB_SUMMARY_MODELS")); len(m) > 0 {
+	if m := Ladder(getenv("CRUMB_SUMMARY_MODELS")); len(m) > 0 {
 		cfg.Models = m
 	}
 	if k := getenv("CRUMB_SUMMARY_KEY"); k != "" {
@@ -69,7 +69,10 @@ func Overlay(cfg Config, getenv func(string) string) (Config, bool, error) {
 	return cfg, len(cfg.Models) > 0, nil
 }
 
-func splitList(s string) []string {
+// Ladder splits a comma-separated list of models, as CRUMB_SUMMARY_MODELS
+// and crumb's --summary-models give it, into a ladder: the models in
+// order, spaces around each trimmed, empty entries dropped.
+func Ladder(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {

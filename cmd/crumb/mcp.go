@@ -49,7 +49,9 @@ Examples:
 
 A configuration file (--config, or $CRUMB_CONFIG; TOML or YAML) sets the
 budget, per-tool budgets and thresholds matched by glob, tools never to
-project, the store and the names of crumb's tools. Flags override it.`,
+project, the store and the names of crumb's tools. Flags override it.
+
+` + summaryHelp,
 		run: runMCP,
 	})
 }
@@ -71,6 +73,7 @@ func runMCP(e *env, args []string) error {
 	var headers headerFlags
 	fs.Var(&headers, "header", "add `NAME: VALUE` to every request to --upstream (repeatable)")
 	listen := fs.String("listen", "", "serve MCP over streamable HTTP at `ADDR` (host:port) instead of stdio")
+	summary := addSummaryFlags(fs, "every result that is projected")
 	logLevel := fs.String("log-level", "warn", "log messages of `LEVEL` and above to stderr: debug, info, warn or error")
 	// The upstream command's own flags follow it, so flags stop at the
 	// first argument that is not one.
@@ -120,7 +123,7 @@ func runMCP(e *env, args []string) error {
 	}
 	defer d.Close()
 	guard.Store = d
-	if guard.Summarizer, err = summarizer(e, false, &cfg.Summary); err != nil {
+	if guard.Summarizer, err = summarizer(e, summary, &cfg.Summary); err != nil {
 		return err
 	}
 	names := mcpproxy.Names{Read: cfg.MCP.ReadTool, Search: cfg.MCP.SearchTool, Query: cfg.MCP.QueryTool}

@@ -90,6 +90,9 @@ func mcpSessionEnv(t *testing.T, env map[string]string, args ...string) (call fu
 			return env[k]
 		})
 		outW.Close()
+		// A crumb mcp that has exited reads no more: a call's request must
+		// fail, not wait for a reader forever.
+		inR.Close()
 	}()
 	t.Cleanup(func() {
 		inW.Close()

@@ -28,10 +28,13 @@ replaced), by which the projectors rank what they show.
 
 Kinds: text, file, dir, command, json, mcp, binary (default: detected).
 
+` + summaryHelp + `
+
 Examples:
   crumb project --kind text < big.log
   go vet ./... 2>&1 | crumb project --kind command --exit-code 1
-  crumb project --kind mcp --json < call-tool-result.json | jq .receipt`,
+  crumb project --kind mcp --json < call-tool-result.json | jq .receipt
+  crumb project --summary-url http://127.0.0.1:11434/v1 --summary-models qwen2.5:7b < build.log`,
 		run: runProject,
 	})
 }
@@ -44,7 +47,7 @@ func runProject(e *env, args []string) error {
 	argsJSON := fs.String("args", "", "the tool's arguments as a `JSON` object")
 	exitCode := optionalLimitFlag(fs, "exit-code", limits.ExitCode, "the command's exit status `N`, for command results")
 	intent := fs.String("intent", "", "what the agent is looking for, as `TEXT`: the call's \"intent\" argument")
-	summarize := fs.Bool("summarize", false, "summarize the result with the model CRUMB_SUMMARY_* configure (facts checked against the exact result; the projection when the summary fails)")
+	summary := addSummaryFlags(fs, "the result")
 	budget := budgetFlag(fs, crumb.DefaultBudget, "most `TOKENS` the view may take")
 	threshold := limitFlag(fs, "threshold", 0, limits.Threshold, "most `TOKENS` a result may have and pass through untouched (default: the budget)")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\"} as JSON")
@@ -77,7 +80,7 @@ func runProject(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	sum, err := summarizer(e, *summarize, nil)
+	sum, err := summarizer(e, summary, nil)
 	if err != nil {
 		return err
 	}

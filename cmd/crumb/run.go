@@ -64,6 +64,8 @@ On a terminal, a status line on standard error shows the time, the lines
 and bytes so far and the last line, and is erased at the end. Flags come
 before CMD; "--" may separate them.
 
+` + summaryHelp + `
+
 Examples:
   crumb run -- go test ./...
   crumb run --budget 800 -- make -j8
@@ -103,7 +105,7 @@ func runRun(e *env, args []string) error {
 	grace := durationFlag(fs, "grace", 5*time.Second, 0, maxTimeout, "after --timeout or an interrupt, wait `D` between SIGTERM and SIGKILL")
 	asJSON := fs.Bool("json", false, "print {\"view\", \"ref\", \"next\", \"receipt\", \"exit\"} as JSON")
 	intent := fs.String("intent", "", "what the agent is looking for in the output, as `TEXT`; lines holding its words rank higher")
-	summarize := fs.Bool("summarize", false, "summarize the output with the model CRUMB_SUMMARY_* configure (see crumb project --help)")
+	summary := addSummaryFlags(fs, "the output")
 	storeDir := storeFlag(fs)
 	// Flags end at the command: "crumb run go test -v ./..." leaves -v to go.
 	if err := fs.Parse(args); err != nil {
@@ -122,7 +124,7 @@ func runRun(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	sum, err := summarizer(e, *summarize, nil)
+	sum, err := summarizer(e, summary, nil)
 	if err != nil {
 		return err
 	}

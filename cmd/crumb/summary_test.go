@@ -164,3 +164,127 @@ func TestSummaryHugeAnswerBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryFlagsEnvFile checks which configuration a summary follows: a
+// flag (--summary-url, --summary-models) beats the environment, which beats
+// the configuration file's [summary] section. Each source names its own
+// local endpoint and model; the one that gets the call, and the model it is
+// asked for, say which source won.
+func TestSummaryFlagsEnvFile(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "command-go-test-v-deep-fail", "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mcpAnswer = `{"overview":"the helper printed 5000 numbered lines","critical_facts":[{"fact":"the last is line 5000","quotes":["line 5000 of the helper's output"]}],"omitted":"the lines themselves"}`
+	for _, c := range []struct {
+		name             string
+		cmd              string // project, run or mcp
+		file, env, flags bool   // which sources set a URL and a ladder
+		want             string // the source that wins
+	}{
+		{name: "project env", cmd: "project", env: true, want: "env"},
+		{name: "project flag over env", cmd: "project", env: true, flags: true, want: "flag"},
+		{name: "project flag alone", cmd: "project", flags: true, want: "flag"},
+		{name: "run flag over env", cmd: "run", env: true, flags: true, want: "flag"},
+		{name: "mcp file", cmd: "mcp", file: true, want: "file"},
+		{name: "mcp env over file", cmd: "mcp", file: true, env: true, want: "env"},
+		{name: "mcp flag over env and file", cmd: "mcp", file: true, env: true, flags: true, want: "flag"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			answer := deepFailAnswer
+			if c.cmd == "mcp" {
+				answer = mcpAnswer
+			}
+			ends := map[string]*llmtest.Endpoint{}
+			for _, src := range []string{"file", "env", "flag"} {
+				ends[src] = llmtest.Start(t, "openai", answer)
+			}
+			env := map[string]string{"CRUMB_STORE": t.TempDir(), "CRUMB_GC": "off", "CRUMB_SUMMARY_KEY": llmtest.Key}
+			if c.env {
+				env["CRUMB_SUMMARY_URL"], env["CRUMB_SUMMARY_MODELS"] = ends["env"].BaseURL, "env-model"
+			}
+			var flags []string
+			if c.flags {
+				flags = []string{"--summary-url", ends["flag"].BaseURL, "--summary-models", "flag-model"}
+			}
+			var view string
+			switch c.cmd {
+			case "project":
+				// --summarize is left out where a flag configures the
+				// summary: giving one asks for it.
+				args := append([]string{"project", "--kind", "command", "--exit-code", "1"}, flags...)
+				if !c.flags {
+					args = append(args, "--summarize")
+				}
+				code, stdout, stderr := runWithEnv(t, env, string(out), args...)
+				if code != 0 {
+					t.Fatalf("crumb %v: exit %d: %s", args, code, stderr)
+				}
+				view = stdout
+			case "run":
+				file := filepath.Join(t.TempDir(), "out.txt")
+				if err := os.WriteFile(file, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args := append(append([]string{"run"}, flags...), "--", "sh", "-c", "cat "+file+"; exit 1")
+				code, stdout, stderr := runWithEnv(t, env, "", args...)
+				if code != 1 {
+					t.Fatalf("crumb %v: exit %d: %s", args, code, stderr)
+				}
+				view = stdout
+			case "mcp":
+				cfg := filepath.Join(t.TempDir(), "crumb.toml")
+				toml := "budget = 300\n[summary]\nenabled = true\napi = \"openai\"\n"
+				if c.file {
+					toml += "url = \"" + ends["file"].BaseURL + "\"\nmodels = [\"file-model\"]\n"
+				}
+				if err := os.WriteFile(cfg, []byte(toml), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				call, stderr := mcpSessionEnv(t, env, append([]string{"--config", cfg}, flags...)...)
+				call("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
+				big := call("tools/call", `{"name":"lines","arguments":{"n":5000}}`)
+				var r struct {
+					Content []struct{ Text string } `json:"content"`
+				}
+				if err := json.Unmarshal(big["result"], &r); err != nil || len(r.Content) != 1 {
+					t.Fatalf("result %s: %v (stderr %s)", big["result"], err, stderr)
+				}
+				view = r.Content[0].Text
+			}
+			if !strings.Contains(view, "[crumb summary of a result") {
+				t.Fatalf("no summary:\n%.1000s", view)
+			}
+			for src, e := range ends {
+				if n, want := e.Calls(), src == c.want; (n > 0) != want {
+					t.Errorf("the %s endpoint got %d calls; the %s configuration should win", src, n, c.want)
+				}
+			}
+			if m := ends[c.want].Last()["model"]; m != c.want+"-model" {
+				t.Errorf("the %s endpoint was asked for model %v, want %s-model", c.want, m, c.want)
+			}
+		})
+	}
+}
+
+// TestSummaryHelp holds that every command that can summarize says, in its
+// --help, how summaries are configured: the flags, the environment
+// variables and the configuration file's [summary] section.
+func TestSummaryHelp(t *testing.T) {
+	for _, name := range []string{"project", "run", "mcp"} {
+		t.Run(name, func(t *testing.T) {
+			code, help, stderr := runWithEnv(t, nil, "", name, "--help")
+			if code != 0 {
+				t.Fatalf("crumb %s --help: exit %d: %s", name, code, stderr)
+			}
+			for _, want := range []string{"--summarize", "--summary-url URL", "--summary-models LIST",
+				"CRUMB_SUMMARY=on", "CRUMB_SUMMARY_API", "CRUMB_SUMMARY_URL", "CRUMB_SUMMARY_MODELS", "CRUMB_SUMMARY_KEY",
+				"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CRUMB_SUMMARY_TIMEOUT", "CRUMB_SUMMARY_SCHEMA", "CRUMB_SUMMARY_INSTRUCTIONS",
+				"[summary]", "max_input", "max_output"} {
+				if !strings.Contains(help, want) {
+					t.Errorf("crumb %s --help does not mention %s", name, want)
+				}
+			}
+		})
+	}
+}
