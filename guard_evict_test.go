@@ -16,22 +16,6 @@ import (
 	"github.com/crumb-dev/crumb/store/redisstore"
 )
 
-// evictionRuns is how many results a test under eviction projects: at
-// least 200 (issue 20), fewer under -short and under -race (where .ci/run
-// adds a run of all 200 without it).
-func evictionRuns() int {
-	switch {
-	case testing.Short():
-		return 40
-	case raceEnabled:
-		// The race detector makes each run (and the writers' pressure
-		// beside it) about 14 times slower: 200 runs took 346 s on 2
-		// cores. .ci/run runs all 200 without it.
-		return 50
-	}
-	return 200
-}
-
 // TestGuardUnderEviction projects results of several chunks through a Guard
 // on a Redis near its maxmemory, with writers evicting keys all along, for
 // each eviction policy that evicts results: every Project returns a view,
@@ -47,7 +31,7 @@ func TestGuardUnderEviction(t *testing.T) {
 			}
 			defer st.Close()
 			g := newGuard(t, crumb.Config{Store: st, Budget: 400})
-			runs := evictionRuns()
+			runs := storefault.EvictionRuns()
 			var lost, fallbacks, stored atomic.Int64
 			storefault.Runs(runs, 4, func(i int) {
 				first, last := fmt.Sprintf("run %d begins", i), fmt.Sprintf("run %d ends with status %d", i, i%3)

@@ -155,14 +155,11 @@ func TestCLIStoreFaults(t *testing.T) {
 // Redis store near its maxmemory with writers evicting keys all along (for
 // each policy that evicts results), over commands that print 3 MiB and exit
 // with 0, 1 or 2: every run exits with its command's status and prints the
-// output's first and last lines. Each policy takes 200 runs (40 with
-// -short).
+// output's first and last lines. Each policy takes storefault.EvictionRuns
+// runs.
 func TestRunUnderEviction(t *testing.T) {
 	needShell(t)
-	runs := 200
-	if testing.Short() {
-		runs = 40
-	}
+	runs := storefault.EvictionRuns()
 	dir := t.TempDir()
 	var outputs []string
 	for i := range 3 {
@@ -268,7 +265,7 @@ func TestServeStoreFaults(t *testing.T) {
 			}
 			posts := 1
 			if f.MayKeep {
-				posts = evictionPosts()
+				posts = storefault.EvictionRuns()
 			}
 			var kept, notKept atomic.Int64
 			storefault.Runs(posts, 4, func(i int) {
@@ -300,15 +297,6 @@ func TestServeStoreFaults(t *testing.T) {
 			t.Logf("%s: %d posts: %d kept, %d not kept (and said why)", f.Name, posts, kept.Load(), notKept.Load())
 		})
 	}
-}
-
-// evictionPosts is how many results TestServeStoreFaults posts to a store
-// under eviction.
-func evictionPosts() int {
-	if testing.Short() {
-		return 40
-	}
-	return 200
 }
 
 // TestMCPStoreFaults starts crumb mcp on a store that is unavailable, full,

@@ -208,6 +208,21 @@ func Open(t testing.TB, where string) store.Store {
 	return st
 }
 
+// EvictionRuns is how many results a test under eviction pressure puts
+// through crumb: 200 (issue 20), 40 with -short, and 50 under -race, which
+// makes each run and the writers' pressure beside it about 14 times slower
+// (200 runs of the Guard's test took 346 s on 2 cores); .ci/run runs the
+// eviction tests at 200 without -race.
+func EvictionRuns() int {
+	switch {
+	case testing.Short():
+		return 40
+	case raceRuns:
+		return 50
+	}
+	return 200
+}
+
 // Runs calls f(i) for every i from 0 to n-1, at most at of them at once,
 // and returns when all have returned: the concurrent callers of a test
 // under eviction pressure.

@@ -1,0 +1,6 @@
+//go:build !race
+
+package storefault
+
+// raceRuns is EvictionRuns under -race.
+const raceRuns = false
