@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -382,8 +383,8 @@ func TestExemptTools(t *testing.T) {
 	}
 }
 
-// TestHugeResult checks that a 50 MB result passes the transports both
-// ways: projected, and whole for an exempt tool.
+// TestHugeResult checks that a 50 MB result (hugeMB) passes the transports
+// both ways: projected, and whole for an exempt tool.
 func TestHugeResult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("50 MB result; skipped in -short mode")
@@ -392,12 +393,13 @@ func TestHugeResult(t *testing.T) {
 	cfg.Guard.Exempt = []string{"huge-exempt"}
 	c, _ := startRaw(t, cfg, fakeCommand("", io.Discard))
 	c.initialize()
-	resp := c.toolCall("huge", `{"mb":50}`)
+	args := fmt.Sprintf(`{"mb":%d}`, hugeMB)
+	resp := c.toolCall("huge", args)
 	if resp.Error != nil {
 		t.Fatalf("huge: %s", resp.line)
 	}
 	if len(resp.line) > 64<<10 {
-		t.Errorf("projected 50 MB result is %d bytes", len(resp.line))
+		t.Errorf("projected %d MB result is %d bytes", hugeMB, len(resp.line))
 	}
 
 	// The same result, with the tool exempt, passes whole.
@@ -405,14 +407,14 @@ func TestHugeResult(t *testing.T) {
 	cfg2.Guard.Exempt = []string{"huge"}
 	c2, _ := startRaw(t, cfg2, fakeCommand("", io.Discard))
 	c2.initialize()
-	whole := c2.toolCall("huge", `{"mb":50}`)
-	if len(whole.Result) < 50<<20 {
-		t.Fatalf("exempt 50 MB result is %d bytes", len(whole.Result))
+	whole := c2.toolCall("huge", args)
+	if len(whole.Result) < hugeMB<<20 {
+		t.Fatalf("exempt %d MB result is %d bytes", hugeMB, len(whole.Result))
 	}
 	r := decodeResult(t, whole.Result)
 	line := strings.Repeat("0123456789abcdef", 4) + "\n"
-	if r.Content[0].Text != strings.Repeat(line, 50<<20/len(line)) {
-		t.Error("exempt 50 MB result changed")
+	if r.Content[0].Text != strings.Repeat(line, hugeMB<<20/len(line)) {
+		t.Errorf("exempt %d MB result changed", hugeMB)
 	}
 }
 
