@@ -139,10 +139,7 @@ func TestTypeScriptClientBinary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sdk, "dist", "esm", "client", "index.js")); err != nil {
 		t.Skipf("the TypeScript SDK is not installed beside the servers: %v", err)
 	}
-	crumbBin := filepath.Join(t.TempDir(), "crumb")
-	if out, err := exec.Command("go", "build", "-o", crumbBin, "github.com/crumb-dev/crumb/cmd/crumb").CombinedOutput(); err != nil {
-		t.Fatalf("building crumb: %v\n%s", err, out)
-	}
+	crumbBin := buildCrumb(t)
 	root := t.TempDir()
 	data := randomBytes(300 << 10)
 	path := filepath.Join(root, "blob.bin")

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,19 +26,39 @@ import (
 // one tools/call result of 100 MB or more, whatever it is made of.
 const rssLimit = 100 << 20
 
-// buildCrumb builds the crumb command into a directory the test removes;
-// the crumb at $CRUMB_TEST_BIN is used instead when it is set (to measure
-// another build).
+// buildCrumb returns the crumb command built for this test binary: built
+// once, by the first test that asks, into the temporary home testhome.Main
+// removes at the end of the run (a build takes seconds of CPU, and every
+// test that runs crumb as a process shares it). The crumb at
+// $CRUMB_TEST_BIN is used instead when it is set (to measure another
+// build).
 func buildCrumb(t *testing.T) string {
 	t.Helper()
 	if bin := os.Getenv("CRUMB_TEST_BIN"); bin != "" {
 		return bin
 	}
-	bin := filepath.Join(t.TempDir(), "crumb")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/crumb-dev/crumb/cmd/crumb").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
+	crumbBuild.once.Do(func() {
+		dir, err := os.MkdirTemp(os.Getenv("HOME"), "crumb-bin-")
+		if err != nil {
+			crumbBuild.err = err
+			return
+		}
+		crumbBuild.bin = filepath.Join(dir, "crumb")
+		if out, err := exec.Command("go", "build", "-o", crumbBuild.bin, "github.com/crumb-dev/crumb/cmd/crumb").CombinedOutput(); err != nil {
+			crumbBuild.err = fmt.Errorf("go build: %w: %s", err, out)
+		}
+	})
+	if crumbBuild.err != nil {
+		t.Fatal(crumbBuild.err)
 	}
-	return bin
+	return crumbBuild.bin
+}
+
+// crumbBuild is buildCrumb's one build.
+var crumbBuild struct {
+	once sync.Once
+	bin  string
+	err  error
 }
 
 // peakRSS returns a process's peak resident set (VmHWM), in bytes.
