@@ -126,7 +126,7 @@ func docBlocks(name, text string) ([]docBlock, error) {
 }
 
 // scriptQuote quotes s as one word of a testscript line, where only single
-// quotes quote (and '' is a quote inside them).
+// quotes quote, and two of them inside stand for one.
 func scriptQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // script renders the block as a testscript: sh runs the block, exiting at
