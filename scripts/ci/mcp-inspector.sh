@@ -54,6 +54,9 @@ check() { # check NAME OUTPUT-FILE NODE-EXPRESSION-ON-r
 	fi
 }
 inspect() { # inspect OUTPUT-FILE INSPECTOR-ARGS... -- SERVER...
+	# --tool-arg takes every word up to the next option, and the Inspector's
+	# launcher drops the "--" before SERVER (0.15.0), so each call below
+	# gives --tool-arg first and another option after it.
 	local out=$1
 	shift
 	if ! timeout 120 "$bin/mcp-inspector" --cli -e "CRUMB_STORE=$CRUMB_STORE" "$@" >"$out" 2>"$out.err"; then
@@ -68,10 +71,10 @@ inspect() { # inspect OUTPUT-FILE INSPECTOR-ARGS... -- SERVER...
 inspect "$work/list.json" --method tools/list -- "$crumb" mcp -- "$bin/mcp-server-everything"
 check "tools/list through crumb has the server's tools and crumb's" "$work/list.json" \
 	'["echo","get-sum","get-structured-content","crumb_read","crumb_search","crumb_query"].every(n => r.tools.some(t => t.name === n))'
-inspect "$work/echo.json" --method tools/call --tool-name echo --tool-arg 'message=hello through crumb' -- "$crumb" mcp -- "$bin/mcp-server-everything"
+inspect "$work/echo.json" --tool-arg 'message=hello through crumb' --tool-name echo --method tools/call -- "$crumb" mcp -- "$bin/mcp-server-everything"
 check "tools/call echo through crumb" "$work/echo.json" \
 	'r.content[0].text === "Echo: hello through crumb"'
-inspect "$work/structured.json" --method tools/call --tool-name get-structured-content --tool-arg location=Chicago -- "$crumb" mcp -- "$bin/mcp-server-everything"
+inspect "$work/structured.json" --tool-arg location=Chicago --tool-name get-structured-content --method tools/call -- "$crumb" mcp -- "$bin/mcp-server-everything"
 check "structured content through crumb passes the inspector's outputSchema check" "$work/structured.json" \
 	'r.structuredContent && typeof r.structuredContent.temperature === "number"'
 
@@ -81,11 +84,11 @@ check "structured content through crumb passes the inspector's outputSchema chec
 root=$work/root
 mkdir -p "$root"
 awk 'BEGIN { for (i = 1; i <= 30000; i++) printf "%06d: a line of the large file that crumb keeps out of the context\n", i }' >"$root/big.txt"
-inspect "$work/big.json" --method tools/call --tool-name read_text_file --tool-arg "path=$root/big.txt" -- "$crumb" mcp -- "$bin/mcp-server-filesystem" "$root"
+inspect "$work/big.json" --tool-arg "path=$root/big.txt" --tool-name read_text_file --method tools/call -- "$crumb" mcp -- "$bin/mcp-server-filesystem" "$root"
 check "a 2 MB read through crumb is a small view that names crumb_read" "$work/big.json" \
 	'JSON.stringify(r).length < 20000 && /crumb_read \{"ref":"[0-9a-f]{16}"/.test(r.content[0].text) && typeof r.structuredContent.content === "string"'
 ref=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); const m = /crumb_read \{"ref":"([0-9a-f]{16})"/.exec(r.content && r.content[0] ? r.content[0].text : ""); console.log(m ? m[1] : "")' "$work/big.json")
-inspect "$work/read.json" --method tools/call --tool-name crumb_read --tool-arg "ref=$ref" --tool-arg lines=15000:15001 -- "$crumb" mcp -- "$bin/mcp-server-filesystem" "$root"
+inspect "$work/read.json" --tool-arg "ref=$ref" lines=15000:15001 --tool-name crumb_read --method tools/call -- "$crumb" mcp -- "$bin/mcp-server-filesystem" "$root"
 check "crumb_read reads lines of the saved result" "$work/read.json" \
 	'r.content[0].text.includes("\n015000: a line of the large file that crumb keeps out of the context\n015001: a line")'
 
