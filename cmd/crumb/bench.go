@@ -32,8 +32,9 @@ that count. -v lists only the dev cases one by one; --unseal lists the
 sealed ones too (for a final check, not while tuning). --json has every
 case's figures and the summaries of both parts.
 
-A corpus is a directory of cases, one folder each (DESIGN.md, "case
-format"): output (the raw bytes) and meta.json (kind, tool, args, needles).
+A corpus is a directory of cases, one folder each: output (the raw bytes)
+and meta.json (kind, tool, args, needles; its fields are bench.Meta's, which
+"go doc ./bench Meta" prints, and scripts/corpus/README.md shows the layout).
 The default is testdata/corpus of the crumb repository, found from the
 current directory upward.
 
@@ -146,7 +147,7 @@ func runBench(e *env, args []string) error {
 	cases, err := bench.LoadCorpus(corpus)
 	if err != nil {
 		p.done()
-		return withHint(err, "each case is a folder with output and meta.json (see DESIGN.md, \"case format\")")
+		return withHint(err, "each case is a folder with output and meta.json (see scripts/corpus/README.md, and go doc ./bench Meta for its fields)")
 	}
 	reps, sums, err := bench.Run(e.ctx, cases, names, bench.RunOptions{Workers: 2, Progress: func(name string, done, total int) {
 		p.printf("evaluating %d cases: %d of %d strategies done (%s)", len(cases), done, total, name)
@@ -209,7 +210,7 @@ func onlyBudgets(names []string) bool {
 func findCorpus(dir string) (string, error) {
 	if dir != "" {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return "", withHint(fmt.Errorf("no corpus directory %s", dir), "pass --cases DIR, a directory of cases (see DESIGN.md, \"case format\")")
+			return "", withHint(fmt.Errorf("no corpus directory %s", dir), "pass --cases DIR, a directory of cases (see scripts/corpus/README.md)")
 		}
 		return dir, nil
 	}

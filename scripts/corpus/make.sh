@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make.sh builds testdata/corpus, the corpus of real tool output crumb's
-# projections are judged on (see scripts/corpus/README.md and the case format
-# in DESIGN.md). Every output is made by running a real tool: compilers and
+# projections are judged on (see scripts/corpus/README.md, and bench.Meta in
+# bench/corpus.go for the fields of a case's meta.json). Every output is made by running a real tool: compilers and
 # test runners on throwaway projects with failures put in on purpose, servers
 # on loopback under real traffic, file reads and listings of real files, JSON
 # from real tools and registries, MCP results from real MCP servers.
