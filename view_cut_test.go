@@ -45,12 +45,7 @@ func TestSmallViewsCutOnlyLinesTooLongForTheBudget(t *testing.T) {
 			continue // no lines to keep whole
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			res := crumb.Result{Tool: c.Tool, Args: c.Args, Kind: c.Kind, Body: c.Output, ExitCode: c.ExitCode, Command: c.Command,
-				OutputSchema: c.OutputSchema}
-			if res.Body == nil {
-				res.Body = []byte{}
-			}
-			v, err := g.Project(ctx, res)
+			v, err := g.Project(ctx, corpusResult(c, c.Kind))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,6 +105,16 @@ func TestSmallViewsCutOnlyLinesTooLongForTheBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// corpusResult is the result of corpus case c, as kind k.
+func corpusResult(c *bench.Case, k crumb.Kind) crumb.Result {
+	res := crumb.Result{Tool: c.Tool, Args: c.Args, Kind: k, Body: c.Output, ExitCode: c.ExitCode, Command: c.Command,
+		OutputSchema: c.OutputSchema}
+	if res.Body == nil {
+		res.Body = []byte{}
+	}
+	return res
 }
 
 // hasLineTooLong reports whether any line of doc is too long, by tooLong.
