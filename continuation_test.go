@@ -46,12 +46,7 @@ func TestContinuationsReadEveryOmittedLineOnce(t *testing.T) {
 				continue
 			}
 			t.Run(c.Name+"/"+string(k), func(t *testing.T) {
-				res := crumb.Result{Tool: c.Tool, Args: c.Args, Kind: k, Body: c.Output, ExitCode: c.ExitCode, Command: c.Command,
-					OutputSchema: c.OutputSchema}
-				if res.Body == nil {
-					res.Body = []byte{}
-				}
-				v, err := g.Project(context.Background(), res)
+				v, err := g.Project(context.Background(), corpusResult(c, k))
 				if err != nil {
 					t.Fatal(err)
 				}

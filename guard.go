@@ -27,9 +27,10 @@ import (
 
 // Defaults for a zero Config.
 const (
-	DefaultBudget  = 2000
-	DefaultHardCap = 64 << 10
-	DefaultMaxKeep = 1 << 30
+	DefaultBudget     = 2000
+	DefaultPageBudget = recall.DefaultBudget
+	DefaultHardCap    = 64 << 10
+	DefaultMaxKeep    = 1 << 30
 )
 
 // exactCountLimit is the largest result whose tokens a receipt counts with
@@ -37,7 +38,7 @@ const (
 const exactCountLimit = 64 << 10
 
 // Config configures a Guard. The zero value is usable: the default store
-// directory, o200k_base, a 2,000-token budget.
+// directory, o200k_base, 2,000-token views and pages.
 type Config struct {
 	// Store keeps results. Nil opens the default directory store
 	// (store.DefaultPath: $CRUMB_STORE or the user cache directory); when
@@ -51,6 +52,11 @@ type Config struct {
 	Counter tokens.Counter
 	// Budget is the most tokens a first view may take. Zero means 2,000.
 	Budget int
+	// PageBudget is the most tokens a page read back may take (see
+	// Guard.Read), whatever the first view's budget: a small view at
+	// 600 tokens is read on in pages of 2,000, not of 600. Zero means
+	// 2,000 (DefaultPageBudget).
+	PageBudget int
 	// Threshold is the most tokens a text result may have and still pass
 	// through untouched. Zero means the budget.
 	Threshold int
@@ -121,6 +127,10 @@ func New(cfg Config) (*Guard, error) {
 	// must not overflow: no budget exceeds recall.MaxBudget.
 	g.cfg.Budget = min(g.cfg.Budget, recall.MaxBudget)
 	g.cfg.Threshold = min(g.cfg.Threshold, recall.MaxBudget)
+	if g.cfg.PageBudget <= 0 {
+		g.cfg.PageBudget = DefaultPageBudget
+	}
+	g.cfg.PageBudget = min(g.cfg.PageBudget, recall.MaxBudget)
 	if g.cfg.HardCap <= 0 {
 		g.cfg.HardCap = DefaultHardCap
 	}
@@ -168,6 +178,25 @@ func policyGlobs(ps []ToolPolicy) []string {
 
 // Store returns the store the Guard keeps results in.
 func (g *Guard) Store() store.Store { return g.store }
+
+// PageOptions returns the options of a page read back from the Guard's
+// store: the page budget (Config.PageBudget, not the view's), the Guard's
+// token counter and continuation hint, and the line renderer views use.
+// A caller that reads pages itself (recall.Read, recall.ReadObject) passes
+// them, so that its pages are those Guard.Read gives.
+func (g *Guard) PageOptions(ctx context.Context) recall.Options {
+	return recall.Options{Budget: g.cfg.PageBudget, Counter: g.cfg.Counter, Hint: g.cfg.Hint, Line: g.lineFunc(ctx)}
+}
+
+// Read returns the page a continuation names (a view's Next, or a page's):
+// lines, bytes, a search, a JSON pointer or a jq selection of a stored
+// result, within Config.PageBudget tokens, ending with the next read or
+// saying the end was reached. Errors are recall's: store.ErrMissing for a
+// result expired or evicted, recall.ErrRevision when the content changed,
+// recall.ErrOutOfRange, recall.ErrBadRequest, recall.ErrBinary.
+func (g *Guard) Read(ctx context.Context, next Continuation) (recall.Page, error) {
+	return recall.Read(ctx, g.store, next, g.PageOptions(ctx))
+}
 
 // Close releases the store if the Guard opened it.
 func (g *Guard) Close() error {

@@ -78,13 +78,11 @@ type Config struct {
 	// Guard configures the projection of tool results. The proxy sets its
 	// Hint, so that views continue with calls of crumb's tools, and adds
 	// crumb's tools to its Exempt list. A nil Guard.Store opens the default
-	// store.
+	// store. Guard.PageBudget is the most tokens a page of crumb's tools
+	// may take (2,000 by default), whatever the views' budget.
 	Guard crumb.Config
 	// Names are the names of crumb's tools; empty fields take the defaults.
 	Names Names
-	// PageBudget is the most tokens a page of crumb's tools may take. Zero
-	// means the Guard's budget.
-	PageBudget int
 	// Logger receives what the proxy does and why it fell back. Nil
 	// discards it.
 	Logger *slog.Logger
@@ -93,12 +91,11 @@ type Config struct {
 // Proxy serves MCP sessions, each between one client and one upstream
 // server. It is safe for concurrent use; sessions share its store.
 type Proxy struct {
-	guard  *crumb.Guard
-	names  Names
-	budget int
-	log    *slog.Logger
-	tools  []json.RawMessage // crumb's tool definitions, in the order of names.list
-	hint   recall.Hint
+	guard *crumb.Guard
+	names Names
+	log   *slog.Logger
+	tools []json.RawMessage // crumb's tool definitions, in the order of names.list
+	hint  recall.Hint
 	// counter counts tokens as the Guard does.
 	counter tokens.Counter
 	// summaryBytes is the size up to which a result is kept whole for the
@@ -141,13 +138,6 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.guard = g
 	p.gcfg = gc
-	p.budget = cfg.PageBudget
-	if p.budget <= 0 {
-		p.budget = gc.Budget
-	}
-	if p.budget <= 0 {
-		p.budget = crumb.DefaultBudget
-	}
 	p.tools = p.buildTools()
 	return p, nil
 }

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/jsonobj"
 	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/limits"
@@ -226,7 +225,8 @@ func (p *Proxy) callOwn(ctx context.Context, name string, args json.RawMessage) 
 		return nil, err
 	}
 	st := p.guard.Store()
-	opts := recall.Options{Budget: p.budget, Hint: p.hint, Line: crumb.LineRenderer(ctx, st)}
+	// Pages take the Guard's page budget, not the view's.
+	opts := p.guard.PageOptions(ctx)
 	read := req.Grep == nil && req.Pointer == nil && req.Query == ""
 	// recall reads a named range as text whatever it holds (views name
 	// such reads for what they show as lines); a byte range of binary

@@ -80,9 +80,10 @@ func (s *Server) project(w http.ResponseWriter, r *http.Request, c *call) error 
 	return nil
 }
 
-// readOptions are the page options of a read or a search.
+// readOptions are the page options of a read or a search: the request's
+// budget, else the server's page budget.
 func (s *Server) readOptions(ctx context.Context, st store.Store, p *params) recall.Options {
-	return recall.Options{Budget: p.int("budget", 0, limits.Budget), Numbers: p.bool("n"), Line: crumb.LineRenderer(ctx, st)}
+	return recall.Options{Budget: p.int("budget", s.opts.PageBudget, limits.Budget), Numbers: p.bool("n"), Line: crumb.LineRenderer(ctx, st)}
 }
 
 // page answers a page of a read or a search.

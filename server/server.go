@@ -93,6 +93,10 @@ type Options struct {
 	// Budget is the view budget when a request gives none. Zero means
 	// crumb.DefaultBudget.
 	Budget int
+	// PageBudget is the page budget of a read or a search that gives
+	// none, whatever the budget its view had. Zero means
+	// crumb.DefaultPageBudget.
+	PageBudget int
 	// MaxResult is the largest result body POST /v1/results accepts, and
 	// MaxRequest the largest body of the other routes (a thread to compact,
 	// a jq expression). Zero means 1 GiB and 64 MiB.
@@ -147,6 +151,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Budget <= 0 {
 		opts.Budget = crumb.DefaultBudget
+	}
+	if opts.PageBudget <= 0 {
+		opts.PageBudget = crumb.DefaultPageBudget
 	}
 	def := func(p *int64, d int64) {
 		if *p <= 0 {

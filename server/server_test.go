@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,9 +18,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/history"
+	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/server"
 	"github.com/crumb-dev/crumb/store"
+	"github.com/crumb-dev/crumb/tokens"
 )
 
 // testServer is a real HTTP server on loopback over disk stores in a
@@ -204,9 +208,25 @@ func TestRoutesMatchOpenAPI(t *testing.T) {
 
 // TestFollowToEnd posts a large log and follows the continuations over HTTP
 // to the end: every line after the view's head is read exactly once, in
-// order, and the raw bytes are the posted ones.
+// order, and the raw bytes are the posted ones. The view is asked for at
+// 600 tokens; the pages keep to the server's page budget (2,000 tokens
+// unless Options.PageBudget says otherwise), not to the view's: they are
+// as many as pages of that budget read from the store.
 func TestFollowToEnd(t *testing.T) {
-	ts := newServer(t, server.Options{})
+	for _, tc := range []struct {
+		name       string
+		opts       server.Options
+		pageBudget int
+	}{
+		{"default pages", server.Options{}, crumb.DefaultPageBudget},
+		{"page budget 700", server.Options{PageBudget: 700}, 700},
+	} {
+		t.Run(tc.name, func(t *testing.T) { followToEnd(t, tc.opts, tc.pageBudget) })
+	}
+}
+
+func followToEnd(t *testing.T, opts server.Options, pageBudget int) {
+	ts := newServer(t, opts)
 	body := numberedLines(20000)
 	a := ts.do(t, "POST", "/v1/results?kind=text&tool=tail&budget=600", "", bytes.NewReader(body))
 	if a.status != 200 {
@@ -239,8 +259,9 @@ func TestFollowToEnd(t *testing.T) {
 	if tail == 0 {
 		t.Fatalf("the view shows no tail: %v", shown)
 	}
-	if got, _ := next["lines"].(string); !strings.HasPrefix(got, strconv.Itoa(want)+":") {
-		t.Fatalf("the first continuation reads %v, want lines from %d", got, want)
+	first, _ := next["lines"].(string)
+	if !strings.HasPrefix(first, strconv.Itoa(want)+":") {
+		t.Fatalf("the first continuation reads %v, want lines from %d", first, want)
 	}
 	pages := 0
 	for next != nil {
@@ -249,6 +270,9 @@ func TestFollowToEnd(t *testing.T) {
 			t.Fatalf("following %v: %d %s", next["http"], a.status, a.body)
 		}
 		p := a.json(t)
+		if n := tokens.O200k().Count(p["page"].(string)); n > pageBudget {
+			t.Fatalf("page %d is %d tokens, over the page budget of %d", pages+1, n, pageBudget)
+		}
 		for _, n := range linesIn(p["page"].(string)) {
 			if n != want {
 				t.Fatalf("page %d shows line %d, want line %d (a gap or an overlap)", pages+1, n, want)
@@ -264,6 +288,9 @@ func TestFollowToEnd(t *testing.T) {
 	if want != tail {
 		t.Fatalf("the continuations ended before line %d; the view's tail starts at %d", want, tail)
 	}
+	if n := pagesOf(t, filepath.Join(ts.root, server.DefaultNamespace), ref, first, pageBudget); pages != n {
+		t.Errorf("reading the log back took %d pages; pages of %d tokens take %d", pages, pageBudget, n)
+	}
 	raw := ts.do(t, "GET", "/v1/results/"+ref+"/raw", "", nil)
 	if raw.status != 200 || !bytes.Equal(raw.body, body) {
 		t.Fatalf("raw: %d, %d bytes, want the %d posted", raw.status, len(raw.body), len(body))
@@ -275,6 +302,35 @@ func TestFollowToEnd(t *testing.T) {
 		t.Errorf("X-Crumb-Digest %q, receipt digest %v", d, rc["digest"])
 	}
 	t.Logf("read a 20,000-line log in %d pages after its view", pages)
+}
+
+// pagesOf counts the pages of budget tokens that read lines of ref from
+// the directory store dir, following each page's next read to the end.
+func pagesOf(t *testing.T, dir, ref, lines string, budget int) int {
+	t.Helper()
+	st, err := store.OpenDir(dir, store.DirOptions{ManualGC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs, err := recall.ParseRanges(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := recall.Request{Ref: store.Ref(ref)}
+	req.SetRanges(false, rs)
+	opts := recall.Options{Budget: budget, Line: crumb.LineRenderer(ctx, st)}
+	for n := 1; ; n++ {
+		p, err := recall.Read(ctx, st, req, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Next == nil {
+			return n
+		}
+		req = *p.Next
+	}
 }
 
 // TestHeaders gives the result's facts as X-Crumb-* headers.

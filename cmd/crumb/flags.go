@@ -89,6 +89,13 @@ func budgetFlag(fs *flag.FlagSet, value int, usage string) *int {
 	return limitFlag(fs, "budget", value, limits.Budget, usage)
 }
 
+// pageBudgetFlag defines --page-budget, the size of the pages a command
+// serves (crumb mcp, crumb serve) in tokens within limits.PageBudget (0:
+// the default), apart from the views' --budget.
+func pageBudgetFlag(fs *flag.FlagSet, value int, usage string) *int {
+	return limitFlag(fs, "page-budget", value, limits.PageBudget, usage)
+}
+
 // durationValue is a flag.Value for a duration within [lo, hi].
 type durationValue struct {
 	p      *time.Duration

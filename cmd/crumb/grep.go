@@ -37,7 +37,7 @@ func runGrep(e *env, args []string) error {
 	from := limitFlag[int64](fs, "from", 0, limits.From, "start searching at `LINE`")
 	skip := limitFlag(fs, "skip", 0, limits.Skip, "pass over the first `N` matches; with --from, the matches before it (continuations set both)")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX`")
-	budget := budgetFlag(fs, recall.DefaultBudget, "most `TOKENS` the page may take")
+	budget := budgetFlag(fs, crumb.DefaultPageBudget, "most `TOKENS` the page may take")
 	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")
 	storeDir := storeFlag(fs)
 	pos, err := parse(e, c, fs, args)

@@ -34,7 +34,9 @@ crumb_read, crumb_search and crumb_query.
 A tool result that fits the budget passes through unchanged. A larger one is
 stored exactly and the client gets a small view of it, within the budget,
 that names what it leaves out and the exact crumb_read call that reads it,
-from the store, without running the tool again.
+from the store, without running the tool again. Pages of crumb_read,
+crumb_search and crumb_query take up to --page-budget tokens (2,000 unless
+given), whatever --budget: a 600-token view is read on in pages of 2,000.
 
 The upstream's standard error goes to crumb's. If the upstream exits, calls
 in flight and later calls get an error that says how it ended and what its
@@ -48,8 +50,9 @@ Examples:
   crumb mcp --listen 127.0.0.1:8931 -- npx -y @modelcontextprotocol/server-everything
 
 A configuration file (--config, or $CRUMB_CONFIG; TOML or YAML) sets the
-budget, per-tool budgets and thresholds matched by glob, tools never to
-project, the store and the names of crumb's tools. Flags override it.
+budget, the page budget (page_budget), per-tool budgets and thresholds
+matched by glob, tools never to project, the store and the names of
+crumb's tools. Flags override it.
 
 ` + summaryHelp,
 		run: runMCP,
@@ -67,6 +70,7 @@ func runMCP(e *env, args []string) error {
 	fs := newFlags(e, c)
 	configFile := fs.String("config", "", "configuration `FILE` (TOML or YAML; default $CRUMB_CONFIG)")
 	budget := limitFlag(fs, "budget", 0, limits.ProxyBudget, "most `TOKENS` a view may take (default 2000, or the config file's)")
+	pageBudget := pageBudgetFlag(fs, 0, "most `TOKENS` a page of crumb_read and crumb_search may take, whatever --budget (default 2000, or the config file's page_budget)")
 	threshold := limitFlag(fs, "threshold", 0, limits.Threshold, "most `TOKENS` a result may have and pass whole (default: the budget)")
 	storeDir := storeFlag(fs)
 	upstreamURL := fs.String("upstream", "", "reach the upstream server at `URL` over streamable HTTP")
@@ -127,11 +131,11 @@ func runMCP(e *env, args []string) error {
 		return err
 	}
 	names := mcpproxy.Names{Read: cfg.MCP.ReadTool, Search: cfg.MCP.SearchTool, Query: cfg.MCP.QueryTool}
-	pageBudget := guard.Budget
-	if b := cfg.BudgetFor(withDefault(names.Read, mcpproxy.DefaultNames.Read)); b > 0 && *budget == 0 {
-		pageBudget = b
+	guard.PageBudget = cfg.PageBudgetFor(withDefault(names.Read, mcpproxy.DefaultNames.Read))
+	if *pageBudget > 0 {
+		guard.PageBudget = *pageBudget
 	}
-	p, err := mcpproxy.New(mcpproxy.Config{Guard: guard, Names: names, PageBudget: pageBudget, Logger: logger})
+	p, err := mcpproxy.New(mcpproxy.Config{Guard: guard, Names: names, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,8 @@ that says which lines and bytes are shown, and a last line with the exact
 command that reads on ("[next: crumb read REF --lines 241:900]"), or
 "[end of the range asked for]" when the page showed all of the range asked
 for, or "[end of result]". Following those commands reads the whole result
-with no gap and no overlap.
+with no gap and no overlap. --budget is the page's size: 2,000 tokens unless
+given, whatever the budget of the view that named the read.
 
 Ranges: lines are numbered from 1 and both ends are included (41:240, or 41
 for that line alone); bytes are offsets from 0 with the end excluded (0:4096).
@@ -76,7 +77,7 @@ func runRead(e *env, args []string) error {
 	jqArg := fs.String("jq", "", "select with a jq `EXPR` from a JSON result")
 	rev := fs.String("rev", "", "fail unless the content's digest starts with `HEX` (continuations carry it)")
 	all := fs.Bool("all", false, "write the exact stored bytes and nothing else")
-	budget := budgetFlag(fs, recall.DefaultBudget, "most `TOKENS` the page may take")
+	budget := budgetFlag(fs, crumb.DefaultPageBudget, "most `TOKENS` the page may take")
 	numbers := fs.Bool("n", false, "number the lines")
 	asJSON := fs.Bool("json", false, "print {\"page\", \"next\"} as JSON")
 	storeDir := storeFlag(fs)

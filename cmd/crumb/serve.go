@@ -24,6 +24,8 @@ Serves crumb as JSON over HTTP: POST a tool result's raw bytes to
 /v1/results and get back the view a model should see, as crumb project
 --json prints it; read the rest with the continuation each view and page
 carries ("next": "argv" is the crumb command, "http" the HTTP request).
+A view takes up to --budget tokens unless its request gives a budget; a
+page read back, up to --page-budget (2,000), whatever its view's budget.
 GET /openapi.json describes every route; docs/serve.md walks through them.
 
 Every bearer token is bound to a namespace, and each namespace has a store
@@ -59,6 +61,7 @@ func runServe(e *env, args []string) error {
 	tokensFile := fs.String("tokens", "", "read bearer tokens from `FILE`: lines of TOKEN NAMESPACE")
 	insecure := fs.Bool("insecure", false, "serve without tokens on an address other than loopback")
 	budget := budgetFlag(fs, crumb.DefaultBudget, "default view budget in `TOKENS`")
+	pageBudget := pageBudgetFlag(fs, 0, "default page budget in `TOKENS` of a read or a search, whatever the view's budget (default 2000)")
 	maxResult := fs.String("max-result", "1GiB", "largest result body `SIZE` POST /v1/results takes")
 	maxRequest := fs.String("max-request", "64MiB", "largest body `SIZE` of the other routes (a thread to compact, a jq query)")
 	readTimeout := durationFlag(fs, "read-timeout", server.DefaultReadTimeout, time.Second, 24*time.Hour, "most time `D` to read a request, body included")
@@ -72,7 +75,7 @@ func runServe(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usagef(c.name, "unexpected argument %q", pos[0])
 	}
-	opts := server.Options{Budget: *budget, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, ShutdownTimeout: *shutdown,
+	opts := server.Options{Budget: *budget, PageBudget: *pageBudget, ReadTimeout: *readTimeout, WriteTimeout: *writeTimeout, ShutdownTimeout: *shutdown,
 		Logger: slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	for _, s := range []struct {
 		flag, v string

@@ -1,11 +1,13 @@
 // Package config reads crumb's configuration file, in TOML or YAML: the
-// budget and threshold, per-tool budgets and thresholds matched by glob, the
-// tools never to project, the store, and the names of the MCP proxy's tools.
+// budget and threshold, the page budget, per-tool budgets and thresholds
+// matched by glob, the tools never to project, the store, and the names of
+// the MCP proxy's tools.
 //
 // A TOML file:
 //
 //	budget = 2000                 # tokens a first view may take
 //	threshold = 2000              # tokens a result may have and pass whole
+//	page_budget = 2000            # tokens a page read back may take
 //	never = ["list_*", "get_file_info"]
 //
 //	[[tools]]                     # the first match wins
@@ -52,6 +54,9 @@ type File struct {
 	// Threshold is the most tokens a result may have and pass through
 	// whole; zero means the budget.
 	Threshold int `toml:"threshold" yaml:"threshold"`
+	// PageBudget is the most tokens a page read back may take, whatever
+	// the views' budget; zero means 2,000.
+	PageBudget int `toml:"page_budget" yaml:"page_budget"`
 	// MaxKeep is the most bytes of one result the store keeps.
 	MaxKeep Size `toml:"max_keep" yaml:"max_keep"`
 	// Never lists tools (path.Match globs) whose results are never
@@ -207,6 +212,9 @@ func (f *File) Validate() error {
 	if err := checkBudgets("", f.Budget, f.Threshold); err != nil {
 		return err
 	}
+	if err := limits.PageBudget.Check(int64(f.PageBudget)); err != nil {
+		return fmt.Errorf("page_budget: %w", err)
+	}
 	for _, g := range f.Never {
 		if _, err := path.Match(g, ""); err != nil {
 			return fmt.Errorf("never: bad pattern %q: %w", g, err)
@@ -232,7 +240,7 @@ func (f *File) Validate() error {
 // Guard returns the Guard configuration the file describes; the caller
 // sets the store.
 func (f *File) Guard() crumb.Config {
-	c := crumb.Config{Budget: f.Budget, Threshold: f.Threshold, MaxKeep: int64(f.MaxKeep)}
+	c := crumb.Config{Budget: f.Budget, Threshold: f.Threshold, PageBudget: f.PageBudget, MaxKeep: int64(f.MaxKeep)}
 	c.Exempt = append(c.Exempt, f.Never...)
 	for _, t := range f.Tools {
 		c.Tools = append(c.Tools, crumb.ToolPolicy{Match: t.Match, Budget: t.Budget, Threshold: t.Threshold, Exempt: t.Never})
@@ -240,18 +248,20 @@ func (f *File) Guard() crumb.Config {
 	return c
 }
 
-// BudgetFor returns the budget that applies to a tool: the first matching
-// policy's, else the file's (zero when unset).
-func (f *File) BudgetFor(tool string) int {
+// PageBudgetFor returns the page budget of the read tool named readTool:
+// the budget of the first policy that matches it, when that policy sets
+// one, else the file's page_budget (zero when unset, for the default). The
+// views' budget never sets it.
+func (f *File) PageBudgetFor(readTool string) int {
 	for _, t := range f.Tools {
-		if ok, _ := path.Match(t.Match, tool); ok {
+		if ok, _ := path.Match(t.Match, readTool); ok {
 			if t.Budget > 0 {
 				return t.Budget
 			}
 			break
 		}
 	}
-	return f.Budget
+	return f.PageBudget
 }
 
 // StoreDir returns the store directory with a leading ~ expanded, or "".

@@ -15,7 +15,7 @@ import (
 // configuration read the same, and what the Guard gets from them.
 func TestLoadFormats(t *testing.T) {
 	want := &File{
-		Budget: 3000, Threshold: 2500, MaxKeep: 512 << 20,
+		Budget: 3000, Threshold: 2500, PageBudget: 2200, MaxKeep: 512 << 20,
 		Never: []string{"list_allowed_directories", "get_*"},
 		Tools: []Tool{{Match: "read_*", Budget: 4000, Threshold: 3000}, {Match: "search_files", Never: true}},
 		Store: Store{Dir: "~/.cache/crumb-test", TTL: Duration(48 * time.Hour), MaxSize: 2e9},
@@ -33,17 +33,25 @@ func TestLoadFormats(t *testing.T) {
 		})
 	}
 	g := want.Guard()
-	wantGuard := crumb.Config{Budget: 3000, Threshold: 2500, MaxKeep: 512 << 20,
+	wantGuard := crumb.Config{Budget: 3000, Threshold: 2500, PageBudget: 2200, MaxKeep: 512 << 20,
 		Exempt: []string{"list_allowed_directories", "get_*"},
 		Tools:  []crumb.ToolPolicy{{Match: "read_*", Budget: 4000, Threshold: 3000}, {Match: "search_files", Exempt: true}}}
 	if !reflect.DeepEqual(g, wantGuard) {
 		t.Errorf("Guard\n got %+v\nwant %+v", g, wantGuard)
 	}
-	if b := want.BudgetFor("read_text_file"); b != 4000 {
-		t.Errorf("BudgetFor(read_text_file) = %d", b)
-	}
-	if b := want.BudgetFor("search_files"); b != 3000 {
-		t.Errorf("BudgetFor(search_files) = %d, want the file's budget", b)
+	// A page's size is its own setting, never the views' budget.
+	for _, tt := range []struct {
+		file *File
+		tool string
+		want int
+	}{
+		{want, "saved_read", 2200},
+		{want, "read_pages", 4000}, // a policy that matches the read tool
+		{&File{Budget: 600}, "crumb_read", 0},
+	} {
+		if b := tt.file.PageBudgetFor(tt.tool); b != tt.want {
+			t.Errorf("PageBudgetFor(%s) of %+v = %d, want %d", tt.tool, tt.file, b, tt.want)
+		}
 	}
 	dir, err := want.StoreDir()
 	home, _ := os.UserHomeDir()
@@ -64,6 +72,7 @@ func TestLoadErrors(t *testing.T) {
 		{"tool without match", "c.yaml", "tools:\n  - budget: 3\n", "match is required"},
 		{"negative budget", "c.toml", "budget = -1\n", "budget: -1 is out of range: want 0 to 1,000,000 (tokens)"},
 		{"budget over the limit", "c.toml", "budget = 1048576\n", "budget: 1,048,576 is out of range: want 0 to 1,000,000 (tokens)"},
+		{"page budget over the limit", "c.yaml", "page_budget: 1048576\n", "page_budget: 1,048,576 is out of range"},
 		{"tool threshold over the limit", "c.yaml", "tools:\n  - match: read_*\n    threshold: 2000000\n", "tools[0].threshold: 2,000,000 is out of range"},
 		{"bad size", "c.toml", "max_keep = \"lots\"\n", "size"},
 		{"bad duration", "c.yaml", "store:\n  ttl: forever\n", "duration"},

@@ -68,6 +68,8 @@ var (
 		Where: "`--budget` of project, run, read, grep, serve; `budget` of the sidecar's routes"}
 	ProxyBudget = Limit{Name: "proxy budget", Min: 0, Max: MaxBudget, Unit: "tokens", Zero: "the configuration's, else 2,000",
 		Where: "`crumb mcp --budget`; `budget` of its configuration file and of each `[[tools]]` entry"}
+	PageBudget = Limit{Name: "page budget", Min: 0, Max: MaxBudget, Unit: "tokens", Zero: "the configuration's, else 2,000",
+		Where: "`--page-budget` of mcp and serve (the size of a page read back, whatever the view's budget); `page_budget` of `crumb mcp`'s configuration file"}
 	Threshold = Limit{Name: "threshold", Min: 0, Max: MaxBudget, Unit: "tokens", Zero: "the budget",
 		Where: "`--threshold` of project and mcp; `threshold` of `POST /v1/results` and of `crumb mcp`'s configuration file"}
 	CompactBudget = Limit{Name: "compaction budget", Min: 0, Max: MaxBudget, Unit: "tokens", Zero: "tool results become breadcrumbs, nothing folds",
@@ -97,7 +99,7 @@ var (
 )
 
 // All lists every limit, in the order of the docs' table.
-var All = []Limit{Budget, ProxyBudget, Threshold, Context, Matches, Skip, From, Position, Ranges, ExitCode,
+var All = []Limit{Budget, ProxyBudget, PageBudget, Threshold, Context, Matches, Skip, From, Position, Ranges, ExitCode,
 	CompactBudget, BreadcrumbOver, Recent, FoldStep, List}
 
 // Range describes the range: "1 to 1,000,000 (tokens)".
