@@ -184,7 +184,7 @@ func (r *Result) BudgetNote() string {
 			plural(len(r.Folds), "block"), commas(r.SummaryTokens))
 	}
 	if r.OlderTokens > 0 {
-		fmt.Fprintf(&b, ", %s older turns as breadcrumbs (fewer than a fold step, so not folded) %s", commas(r.OldTurns-r.FoldedTurns), commas(r.OlderTokens))
+		fmt.Fprintf(&b, ", %s as breadcrumbs (fewer than a fold step, so not folded) %s", plural(r.OldTurns-r.FoldedTurns, "older turn"), commas(r.OlderTokens))
 	}
 	switch {
 	case r.TaskTokens > r.Budget:
