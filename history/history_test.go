@@ -812,7 +812,6 @@ func TestRolesTakeTurns(t *testing.T) {
 				{16, 3000, 12, 2, true},
 				{60, 8000, 0, 0, true},
 				{60, 4000, 2, 2, true},
-				{101, 20000, 0, 0, true},
 				{30, 0, 0, 0, false},
 			} {
 				res, err := newCompactor(t, history.Options{Budget: c.budget, FoldStep: c.step, Recent: c.recent}).Compact(context.Background(), transcript(t, f, c.turns))
