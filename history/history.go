@@ -156,9 +156,9 @@ type Result struct {
 	Budget int
 	// TaskTokens, SummaryTokens, OlderTokens and RecentTokens are what the
 	// parts of the compacted messages take, and add up to TokensAfter: the
-	// task anchor, the summary (what it adds to the task's message, or its own
-	// message), the old turns not folded (as
-	// breadcrumbs), and the RecentTurns word for word.
+	// task anchor, the summary (what it adds to the task's message, or its
+	// own message), the old turns not folded (as breadcrumbs), and the
+	// RecentTurns word for word.
 	TaskTokens, SummaryTokens, OlderTokens, RecentTokens int
 	// OverBudget reports that the compacted messages are still over
 	// Budget, with every old turn that can fold folded and the summary at
