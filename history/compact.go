@@ -190,10 +190,14 @@ func (c *Compactor) Compact(ctx context.Context, input []byte) (*Result, error) 
 			texts[i] = blk.text
 			res.Folds = append(res.Folds, blk.fold)
 		}
-		sum := summaryMessage(texts)
-		msgs = append(msgs, sum)
-		res.SummaryTokens = c.count(sum)
 		folded = p.turnStart(k * c.opts.FoldStep)
+		var merged bool
+		msgs, merged = p.placeSummary(msgs, texts, folded)
+		res.SummaryTokens = c.count(msgs[len(msgs)-1])
+		if merged {
+			// The summary takes what it added to the task's message.
+			res.SummaryTokens -= c.count(p.out[p.anchorEnd-1])
+		}
 		res.FoldedTurns = k * c.opts.FoldStep
 	}
 	msgs = append(msgs, p.out[folded:]...)

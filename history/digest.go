@@ -153,7 +153,7 @@ func (c *Compactor) digest(t *thread, first, end, room int) string {
 		}
 		cost := c.opts.Counter.Count(l.String()) + 1
 		if used+cost > room && n > 0 {
-			fmt.Fprintf(&b, "\n- … %d more messages: read them", lines-n)
+			fmt.Fprintf(&b, "\n- … %s: read %s", plural(lines-n, "more message"), map[bool]string{true: "it", false: "them"}[lines-n == 1])
 			break
 		}
 		if n > 0 {

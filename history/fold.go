@@ -116,7 +116,7 @@ func (c *Compactor) breadcrumb(tc toolCall, hasCall bool, body []byte, kind stri
 	if found := foundLine(body, kind); found != "" {
 		b.WriteString("found: " + found + "\n")
 	}
-	fmt.Fprintf(&b, "kept: %s tokens (%s, %s lines) as ref %s", commas(size), sizeText(len(body)), commas(lineCount(body)), ref)
+	fmt.Fprintf(&b, "kept: %s (%s, %s) as ref %s", plural(size, "token"), sizeText(len(body)), plural(lineCount(body), "line"), ref)
 	if src := viewRef(body); src != "" && src != string(ref) {
 		fmt.Fprintf(&b, "; it was itself a crumb view of ref %s", src)
 	}
@@ -168,8 +168,12 @@ func (c *Compactor) fold(ctx context.Context, t *thread, first, end, tokens int,
 func (c *Compactor) newFold(ctx context.Context, t *thread, first, end, tokens int, data []byte, sum string, summarize bool) (foldBlock, error) {
 	ref := store.RefOf(sum)
 	f := Fold{First: first, Last: end - 1, Ref: ref, Tokens: tokens}
-	head := fmt.Sprintf("[crumb summary of messages %d-%d (%d messages, %s tokens), kept exactly as ref %s (a JSON array of the messages); read them with: %s]",
-		first+1, end, end-first, commas(tokens), ref, c.hintFor(ref))
+	head := fmt.Sprintf("[crumb summary of messages %d-%d (%s, %s), kept exactly as ref %s (a JSON array of the messages); read them with: %s]",
+		first+1, end, plural(end-first, "message"), plural(tokens, "token"), ref, c.hintFor(ref))
+	if end-first == 1 {
+		head = fmt.Sprintf("[crumb summary of message %d (%s), kept exactly as ref %s (a JSON array of that one message); read it with: %s]",
+			end, plural(tokens, "token"), ref, c.hintFor(ref))
+	}
 	digest := c.digest(t, first, end, c.opts.FoldTokens-c.opts.Counter.Count(head))
 	text := digest
 	if c.opts.Summarizer != nil && summarize {
@@ -225,8 +229,60 @@ func textBlock(text string) json.RawMessage {
 	return newObject("type", jsonString("text"), "text", jsonString(text)).marshal()
 }
 
-// summaryMessage is the user message that carries the running summary, one
-// text block per fold, so that a new fold only appends to it.
-func summaryMessage(blocks []json.RawMessage) json.RawMessage {
-	return newObject("role", jsonString("user"), "content", joinArray(blocks)).marshal()
+// placeSummary adds the running summary, one text block per fold, to msgs
+// (the anchor as it is sent), to go before message next of the thread. It
+// goes where both APIs take it: user and assistant messages still take
+// turns (the Messages API's turns alternate, and it combines two user
+// messages in a row into one turn whose order crumb would then not set),
+// and no tool result moves away from the call it answers:
+//
+//   - before an assistant message (or anything but a user message), its
+//     blocks are appended to the content of the task's own user message,
+//     after the task's text, so that a new fold only appends to it; merged
+//     reports this;
+//   - before a user message, which the task's message would then meet, they
+//     are an assistant message of their own between the two: a recap of
+//     what was done, in the one role that may stand there.
+//
+// The summary is not put in a system prompt (OpenAI's system or developer
+// message, Anthropic's top-level system): the digest quotes tool results,
+// text nobody vouches for, which those places would give the weight of the
+// caller's instructions; a bare messages array has no system field; and
+// the system prompt comes before the task, so each fold would change the
+// prefix that prompt caches keep.
+func (p *plan) placeSummary(msgs, blocks []json.RawMessage, next int) (out []json.RawMessage, merged bool) {
+	beforeUser := p.t.msgs[next].role == "user"
+	if !beforeUser && p.anchorEnd > 0 {
+		task := p.t.msgs[p.anchorEnd-1]
+		if parts, ok := contentParts(task.obj.get("content")); ok {
+			parts = append(parts, blocks...)
+			msgs[p.anchorEnd-1] = task.obj.with("content", joinArray(parts)).marshal()
+			return msgs, true
+		}
+	}
+	role := "user"
+	if beforeUser {
+		role = "assistant"
+	}
+	return append(msgs, newObject("role", jsonString(role), "content", joinArray(blocks)).marshal()), false
+}
+
+// contentParts returns a message's content as a list of parts: a string as
+// one text part (which both APIs read the same as the string), a list as
+// it is, and no content as none. It reports false for anything else.
+func contentParts(content json.RawMessage) ([]json.RawMessage, bool) {
+	switch {
+	case len(content) == 0 || string(content) == "null":
+		return nil, true
+	case content[0] == '"':
+		var s string
+		if json.Unmarshal(content, &s) != nil {
+			return nil, false
+		}
+		return []json.RawMessage{textBlock(s)}, true
+	case content[0] == '[':
+		parts, err := parseArray(content)
+		return parts, err == nil
+	}
+	return nil, false
 }

@@ -12,13 +12,17 @@
 //     the store and the read that recovers it. Older attachments become a
 //     line naming their ref.
 //   - When the thread is still over budget, older turns fold, a fixed number
-//     of turns at a time, into a running summary placed after the anchor:
-//     by the configured [Summarizer], or else by a deterministic extractive
-//     digest. The folded messages are stored exactly, as a JSON array, and
-//     the summary names their ref. The blocks merge level by level, a fold
-//     step of them into one, so the summary grows by a level each time the
-//     thread grows by a factor of the fold step; when it is still over
-//     budget it merges further, down to one block.
+//     of turns at a time, into a running summary placed after the anchor
+//     where both APIs take it, so that user and assistant messages still
+//     take turns: after the task's text in its own message when an
+//     assistant message follows, else in an assistant message of its own.
+//     The summary is written by the configured [Summarizer], or else by a
+//     deterministic extractive digest. The folded messages are stored
+//     exactly, as a JSON array, and the summary names their ref. The blocks
+//     merge level by level, a fold step of them into one, so the summary
+//     grows by a level each time the thread grows by a factor of the fold
+//     step; when it is still over budget it merges further, down to one
+//     block.
 //   - A thread still over budget after all this is returned as compacted
 //     as it gets, with [Result.OverBudget] set; [Result.BudgetNote] says
 //     which parts did not fit.
@@ -152,8 +156,9 @@ type Result struct {
 	Budget int
 	// TaskTokens, SummaryTokens, OlderTokens and RecentTokens are what the
 	// parts of the compacted messages take, and add up to TokensAfter: the
-	// task anchor, the summary message, the old turns not folded (as
-	// breadcrumbs), and the RecentTurns word for word.
+	// task anchor, the summary (what it adds to the task's message, or its
+	// own message), the old turns not folded (as breadcrumbs), and the
+	// RecentTurns word for word.
 	TaskTokens, SummaryTokens, OlderTokens, RecentTokens int
 	// OverBudget reports that the compacted messages are still over
 	// Budget, with every old turn that can fold folded and the summary at
@@ -184,7 +189,7 @@ func (r *Result) BudgetNote() string {
 			plural(len(r.Folds), "block"), commas(r.SummaryTokens))
 	}
 	if r.OlderTokens > 0 {
-		fmt.Fprintf(&b, ", %s older turns as breadcrumbs (fewer than a fold step, so not folded) %s", commas(r.OldTurns-r.FoldedTurns), commas(r.OlderTokens))
+		fmt.Fprintf(&b, ", %s as breadcrumbs (fewer than a fold step, so not folded) %s", plural(r.OldTurns-r.FoldedTurns, "older turn"), commas(r.OlderTokens))
 	}
 	switch {
 	case r.TaskTokens > r.Budget:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -92,14 +93,15 @@ func TestCompactTwoHundredTurnsUnderBudget(t *testing.T) {
 			if got.Model != "test-model" || (f == history.Anthropic && got.System != "You are a coding agent.") {
 				t.Errorf("the body's other members changed: model %q system %q", got.Model, got.System)
 			}
-			// The anchor stays word for word.
+			// The anchor stays word for word (the summary may follow the
+			// task's text in its message).
 			anchor := 1
 			if f == history.OpenAI {
 				anchor = 2
 			}
 			for i := 0; i < anchor; i++ {
-				if compactJSON(t, got.Messages[i]) != compactJSON(t, orig.Messages[i]) {
-					t.Errorf("anchor message %d changed:\n%s", i, got.Messages[i])
+				if !taskKept(t, orig.Messages[i], got.Messages[i]) {
+					t.Errorf("anchor message %d changed:\n%.500s", i, got.Messages[i])
 				}
 			}
 			// The last turns stay word for word: at least the 6 newest
@@ -118,6 +120,42 @@ func TestCompactTwoHundredTurnsUnderBudget(t *testing.T) {
 				f, res.Messages, res.TokensBefore, res.MessagesAfter, res.TokensAfter, res.Breadcrumbs, len(res.Folds))
 		})
 	}
+}
+
+// transcriptFirst is the first message of every transcript in format f.
+func transcriptFirst(t testing.TB, f history.Format) json.RawMessage {
+	return decode(t, transcript(t, f, 1)).Messages[0]
+}
+
+// taskKept reports whether message got is message orig word for word, or
+// orig's content followed by more parts of the same role's message.
+func taskKept(t testing.TB, orig, got json.RawMessage) bool {
+	t.Helper()
+	if compactJSON(t, orig) == compactJSON(t, got) {
+		return true
+	}
+	var o, g struct {
+		Role    string
+		Content json.RawMessage
+	}
+	if json.Unmarshal(orig, &o) != nil || json.Unmarshal(got, &g) != nil || o.Role != g.Role {
+		return false
+	}
+	var text string
+	if json.Unmarshal(o.Content, &text) == nil {
+		o.Content, _ = json.Marshal([]map[string]string{{"type": "text", "text": text}})
+	}
+	var op, gp []json.RawMessage
+	if json.Unmarshal(o.Content, &op) != nil || json.Unmarshal(g.Content, &gp) != nil || len(gp) <= len(op) {
+		return false
+	}
+	for i := range op {
+		var a, b any
+		if json.Unmarshal(op[i], &a) != nil || json.Unmarshal(gp[i], &b) != nil || !reflect.DeepEqual(a, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // recentTail returns the messages from the n-th newest turn on, where a turn
@@ -408,8 +446,8 @@ func TestStablePrefix(t *testing.T) {
 						kept++
 					} else {
 						steps++
-						// The anchor at least stays.
-						if cur[0] != prev[0] {
+						// The anchor at least stays, the task's text first.
+						if first := compactJSON(t, json.RawMessage(transcriptFirst(t, f))); !taskKept(t, json.RawMessage(first), json.RawMessage(prev[0])) || !taskKept(t, json.RawMessage(first), json.RawMessage(cur[0])) {
 							t.Fatalf("turn %d: the anchor changed", n)
 						}
 					}
@@ -459,7 +497,9 @@ func summaryBlocks(t testing.TB, msgs []string) []string {
 		}
 		var out []string
 		for _, c := range s.Content {
-			out = append(out, string(c))
+			if strings.Contains(string(c), "[crumb summary of message") {
+				out = append(out, string(c)) // not the task's own text
+			}
 		}
 		return out
 	}
@@ -744,4 +784,99 @@ func TestDuplicateKeysRefused(t *testing.T) {
 	if _, err := c.Compact(context.Background(), []byte(dup)); !errors.Is(err, history.ErrInput) || !strings.Contains(err.Error(), `"content" twice`) {
 		t.Errorf("a tool_result block with two contents: got %v", err)
 	}
+}
+
+// TestRolesTakeTurns compacts threads whose user and assistant messages take
+// turns, as both APIs expect, and checks that the compacted ones still do:
+// the running summary never stands as a second user message beside the
+// task or beside a user message after the folded turns, every tool result
+// still follows its call, and the summary sits in each place it can (in the
+// task's message before an assistant turn, an assistant message of its own
+// before a user turn).
+func TestRolesTakeTurns(t *testing.T) {
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			places := map[string]int{}
+			for _, c := range []struct {
+				turns        int
+				budget       int
+				step, recent int
+				wantFolds    bool
+			}{
+				{16, 6000, 0, 0, true},
+				{16, 3000, 5, 2, true},
+				{16, 3000, 2, 2, true},
+				// These fold up to the user's progress check (in the OpenAI
+				// thread, a user message with images comes before it).
+				{16, 3000, 11, 2, true},
+				{16, 3000, 12, 2, true},
+				{60, 8000, 0, 0, true},
+				{60, 4000, 2, 2, true},
+				{30, 0, 0, 0, false},
+			} {
+				res, err := newCompactor(t, history.Options{Budget: c.budget, FoldStep: c.step, Recent: c.recent}).Compact(context.Background(), transcript(t, f, c.turns))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.wantFolds != (len(res.Folds) > 0) {
+					t.Fatalf("%d turns, budget %d: %d folds", c.turns, c.budget, len(res.Folds))
+				}
+				msgs := decode(t, res.Body).Messages
+				checkTurnsAlternate(t, f, msgs)
+				checkPairing(t, msgs)
+				if p := summaryPlace(t, msgs); p != "" {
+					places[p]++
+					t.Logf("%d turns, budget %d, fold step %d: the summary in %s", c.turns, c.budget, c.step, p)
+				}
+			}
+			if places["task"] == 0 || places["assistant"] == 0 {
+				t.Errorf("the summary sat %v: want it in the task's message and in an assistant message", places)
+			}
+		})
+	}
+}
+
+// checkTurnsAlternate fails when two user or two assistant messages follow
+// one another, or an Anthropic thread does not start with the user.
+func checkTurnsAlternate(t *testing.T, f history.Format, msgs []json.RawMessage) {
+	t.Helper()
+	prev := ""
+	for i, raw := range msgs {
+		var m struct{ Role string }
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && f == history.Anthropic && m.Role != "user" {
+			t.Fatalf("message 0 is %q: an Anthropic thread starts with the user", m.Role)
+		}
+		if m.Role == prev && (m.Role == "user" || m.Role == "assistant") {
+			t.Fatalf("messages %d and %d are both %s messages:\n%.300s\n%.300s", i-1, i, m.Role, msgs[i-1], raw)
+		}
+		prev = m.Role
+	}
+}
+
+// summaryPlace says where the running summary is: "task" when it is in the
+// task's own message (after the task's text), else the role of the message
+// that holds it; "" when there is none.
+func summaryPlace(t testing.TB, msgs []json.RawMessage) string {
+	t.Helper()
+	for _, raw := range msgs {
+		s := string(raw)
+		if !strings.Contains(s, "[crumb summary of message") {
+			continue
+		}
+		var m struct {
+			Role    string
+			Content []struct{ Text string }
+		}
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("the summary's message: %v", err)
+		}
+		if len(m.Content) > 0 && strings.HasPrefix(m.Content[0].Text, "The CI run of crumb fails.") {
+			return "task"
+		}
+		return m.Role
+	}
+	return ""
 }

@@ -123,7 +123,9 @@ func mcpContent(view string) (string, []image) {
 // message (OpenAI) or none (Anthropic, whose system prompt is outside the
 // messages), the task, then per turn an assistant message with a line of
 // reasoning and one tool call, and the tool's result. Every tenth turn the
-// user says something. It returns the request body.
+// agent reports and the user answers. User and assistant messages take
+// turns (an OpenAI tool message, or a user message with images after it,
+// stands between two assistant messages). It returns the request body.
 func transcript(t testing.TB, f history.Format, n int) []byte {
 	t.Helper()
 	turns := corpusTurns(t)
@@ -172,8 +174,10 @@ func transcript(t testing.TB, f history.Format, n int) []byte {
 			msgs = append(msgs, map[string]any{"role": "user", "content": []any{block}})
 		}
 		if i%10 == 9 {
-			msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("Progress check %d: keep going, and tell me what you found so far.", i/10+1)})
-			msgs = append(msgs, map[string]any{"role": "assistant", "content": "So far the evidence points at the failing package; continuing."})
+			// The agent reports and ends its turn; the user answers. User
+			// and assistant take turns, as both APIs expect.
+			msgs = append(msgs, map[string]any{"role": "assistant", "content": "So far the evidence points at the failing package."})
+			msgs = append(msgs, map[string]any{"role": "user", "content": fmt.Sprintf("Progress check %d: good, keep going.", i/10+1)})
 		}
 	}
 	body := map[string]any{"model": "test-model", "max_tokens": 4096, "messages": msgs}

@@ -329,6 +329,19 @@ func (s *Server) compact(w http.ResponseWriter, r *http.Request, c *call) error 
 	return nil
 }
 
+// compactHint names the read of a breadcrumb or a summary block in a thread
+// the sidecar compacted as the HTTP request that performs it, the "http" of
+// the continuations its views carry ("GET /v1/results/REF"): an agent that
+// reaches crumb only through this server may have no crumb command to run.
+func compactHint(r recall.Request) string {
+	call := link(0)(r)
+	s := call.Method + " " + call.Path
+	if call.Query != "" {
+		s += "?" + call.Query
+	}
+	return s
+}
+
 // compactorLimit bounds how many Compactors the server keeps.
 const compactorLimit = 64
 
@@ -338,7 +351,7 @@ func (s *Server) compactor(k compactKey, st store.Store) (*history.Compactor, er
 	if c, ok := s.compactors[k]; ok {
 		return c, nil
 	}
-	c, err := history.New(history.Options{Store: st, Format: k.format, Budget: k.budget, Recent: k.recent, FoldStep: k.step, BreadcrumbOver: k.crumbsAbove})
+	c, err := history.New(history.Options{Store: st, Format: k.format, Budget: k.budget, Recent: k.recent, FoldStep: k.step, BreadcrumbOver: k.crumbsAbove, Hint: compactHint})
 	if err != nil {
 		return nil, badRequest(err.Error(), "")
 	}

@@ -568,8 +568,9 @@ func bashThread(n int) []byte {
 	return thread
 }
 
-// TestCompact compacts a thread over HTTP as history.Compact does, and the
-// breadcrumbs' refs read back in the same namespace.
+// TestCompact compacts a thread over HTTP as history.Compact does, naming
+// each read as the HTTP request that performs it (the "http" of a view's
+// continuation), and the reads work in the same namespace only.
 func TestCompact(t *testing.T) {
 	var tok server.Tokens
 	tok.ParseTokens("t1:one,t2:two")
@@ -589,12 +590,32 @@ func TestCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	want, err := history.Compact(t.Context(), thread, history.Options{Store: st, Budget: 3000, Format: history.OpenAI})
+	httpRead := func(r recall.Request) string { return "GET /v1/results/" + string(r.Ref) }
+	want, err := history.Compact(t.Context(), thread, history.Options{Store: st, Budget: 3000, Format: history.OpenAI, Hint: httpRead})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := bytes.TrimSuffix(a.body, []byte("\n")); !bytes.Equal(got, want.Body) {
-		t.Errorf("the sidecar's compaction differs from history.Compact's")
+		t.Errorf("the sidecar's compaction differs from history.Compact's with HTTP reads")
+	}
+	// Without a budget, the old results are breadcrumbs.
+	crumbed := ts.do(t, "POST", "/v1/compact?format=openai", "t1", bytes.NewReader(thread))
+	if crumbed.status != 200 {
+		t.Fatalf("%d %s", crumbed.status, crumbed.body)
+	}
+	reads := regexp.MustCompile(`read (it|them) with: GET (/v1/results/[0-9a-f]{16})\b`).FindAllStringSubmatch(string(a.body)+string(crumbed.body), -1)
+	if i := bytes.Index(append(a.body, crumbed.body...), []byte("crumb read")); i >= 0 {
+		t.Errorf("the sidecar's compaction names a crumb command: %.300s", append(a.body, crumbed.body...)[i:])
+	}
+	kinds := map[string]int{}
+	for _, r := range reads {
+		kinds[r[1]]++
+		if a := ts.do(t, "GET", r[2], "t1", nil); a.status != 200 || a.json(t)["page"] == "" {
+			t.Errorf("GET %s as the compacted thread says: %d %.200s", r[2], a.status, a.body)
+		}
+	}
+	if kinds["it"] == 0 || kinds["them"] == 0 {
+		t.Errorf("reads named %v: want breadcrumbs (it) and summary blocks (them)", kinds)
 	}
 	refs := regexp.MustCompile(`\b[0-9a-f]{16}\b`).FindAllString(string(a.body), -1)
 	if len(refs) == 0 {

@@ -22,9 +22,12 @@ shape, smaller, on stdout:
   - the task (leading system messages and the first user message) and the
     latest --recent turns stay word for word;
   - tool results of older turns become breadcrumbs: the call, what it found,
-    the ref of the exact result and the crumb read that recovers it;
+    the ref of the exact result and the crumb read that recovers it (naming
+    this crumb as views do: "crumb" when PATH finds it, else its path);
   - while the thread is over --budget, older turns fold, --fold-step turns at
-    a time, into a running summary after the task, whose blocks name the ref
+    a time, into a running summary after the task (in the task's message, or
+    an assistant message of its own before a user turn, so that user and
+    assistant messages still take turns), whose blocks name the ref
     that holds the folded messages exactly; the blocks merge level by level
     (--fold-step of them into one), and further when the budget asks, down
     to a single block.
@@ -78,7 +81,7 @@ func runCompact(e *env, args []string) error {
 	if len(in) > maxThread {
 		return fmt.Errorf("the thread is over %s: compact it in parts or store large tool results with crumb project first", textfmt.Size(maxThread))
 	}
-	comp, err := history.New(history.Options{Store: d, Format: f, Budget: *budget, Recent: *recent, FoldStep: *step, BreadcrumbOver: *over})
+	comp, err := history.New(history.Options{Store: d, Format: f, Budget: *budget, Recent: *recent, FoldStep: *step, BreadcrumbOver: *over, Hint: e.hint()})
 	if err != nil {
 		return err
 	}
@@ -91,9 +94,10 @@ func runCompact(e *env, args []string) error {
 		return err
 	}
 	if *stats {
-		fmt.Fprintf(e.stderr, "crumb compact: %s (%s): %s messages, %s tokens -> %s messages, %s tokens; %s, %s folded into %s\n",
+		fmt.Fprintf(e.stderr, "crumb compact: %s (%s): %s, %s -> %s, %s; %s, %s folded into %s\n",
 			res.Format, map[bool]string{true: "over budget", false: "within budget"}[res.OverBudget],
-			textfmt.Int(int64(res.Messages)), textfmt.Int(int64(res.TokensBefore)), textfmt.Int(int64(res.MessagesAfter)), textfmt.Int(int64(res.TokensAfter)),
+			textfmt.Plural(int64(res.Messages), "message"), textfmt.Plural(int64(res.TokensBefore), "token"),
+			textfmt.Plural(int64(res.MessagesAfter), "message"), textfmt.Plural(int64(res.TokensAfter), "token"),
 			textfmt.Plural(int64(res.Breadcrumbs), "breadcrumb"), textfmt.Plural(int64(foldedMessages(res)), "message"), textfmt.Plural(int64(len(res.Folds)), "summary block"))
 	}
 	if res.OverBudget {
