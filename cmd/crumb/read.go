@@ -22,10 +22,13 @@ func init() {
 Prints a page of a stored result within the budget: whole lines, a header
 that says which lines and bytes are shown, and a last line with the exact
 command that reads on ("[next: crumb read REF --lines 241:900]"), or
-"[end of the range asked for]" when the page showed all of the range asked
-for, or "[end of result]". Following those commands reads the whole result
-with no gap and no overlap. --budget is the page's size: 2,000 tokens unless
-given, whatever the budget of the view that named the read.
+"[end of the range asked for]" ("[end of the ranges asked for]" for several)
+when the page showed all of what was asked for, or "[end of result]". A page
+of several ranges marks what lies between them with a line of its own, such
+as "[… lines 5-3,776 not asked for …]": strip those to join the ranges'
+text. Following those commands reads the whole result with no gap and no
+overlap. --budget is the page's size: 2,000 tokens unless given, whatever
+the budget of the view that named the read.
 
 Ranges: lines are numbered from 1 and both ends are included (41:240, or 41
 for that line alone); bytes are offsets from 0 with the end excluded (0:4096).
