@@ -87,7 +87,7 @@ func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 
 // storeFlag adds --store to a flag set.
 func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", "", "store `DIR`ectory or redis://HOST:PORT/DB URL (default $CRUMB_STORE or the user cache directory)")
+	return fs.String("store", "", "store `DIR`ectory, or redis://HOST:PORT/DB, redis+cluster://HOST:PORT or redis+sentinel://HOST:PORT?master=NAME URL (default $CRUMB_STORE or the user cache directory)")
 }
 
 // parseNoArgs adds --store to fs, parses a command that takes no positional

@@ -47,6 +47,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,68 +148,172 @@ func validNamespace(ns string) bool {
 	return true
 }
 
+// Schemes are the URL schemes of Redis stores: one server (redis,
+// rediss), a Redis Cluster (redis+cluster, rediss+cluster) and a primary
+// that Sentinel fails over (redis+sentinel, rediss+sentinel). The rediss
+// forms speak TLS.
+var Schemes = []string{"redis", "rediss", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"}
+
 func init() {
-	store.RegisterScheme("redis")
-	store.RegisterScheme("rediss")
+	for _, sc := range Schemes {
+		store.RegisterScheme(sc)
+	}
 }
 
-// IsURL reports whether s names a Redis store (redis:// or rediss://)
-// rather than a directory.
+// IsURL reports whether s names a Redis store (one of [Schemes]) rather
+// than a directory.
 func IsURL(s string) bool {
-	return strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://")
+	sc, _, ok := strings.Cut(s, "://")
+	return ok && slices.Contains(Schemes, strings.ToLower(sc))
 }
 
-// Open connects to the Redis server that rawURL names and opens the store in
-// it. The URL is redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS,
-// with the query parameters go-redis accepts (such as dial_timeout) and
-// "namespace", which sets Options.Namespace when that is empty. The store
-// owns the connection and closes it on Close.
+// urlForms is the usage of the store URLs, for errors.
+const urlForms = "want redis://[USER:PASSWORD@]HOST:PORT/DB (rediss:// for TLS), " +
+	"redis+cluster://[USER:PASSWORD@]HOST:PORT[?addr=HOST:PORT&...] for a Redis Cluster, " +
+	"or redis+sentinel://[USER:PASSWORD@]HOST:PORT[?addr=HOST:PORT&...]&master=NAME for a primary that Sentinel fails over"
+
+// Open connects to the Redis server, cluster or Sentinel-managed primary
+// that rawURL names and opens the store in it. The URL is one of:
+//
+//	redis://[USER:PASSWORD@]HOST:PORT/DB           one server
+//	redis+cluster://[USER:PASSWORD@]HOST:PORT[?addr=HOST2:PORT2&addr=...]
+//	                                               a Redis Cluster: its seed
+//	                                               nodes (go-redis's cluster URL)
+//	redis+sentinel://[USER:PASSWORD@]HOST:PORT[?addr=HOST2:PORT2&...]&master=NAME
+//	                                               the primary NAME that the
+//	                                               Sentinels at HOST:PORT, ...
+//	                                               fail over (go-redis's failover
+//	                                               URL; USER:PASSWORD are the
+//	                                               Sentinels', username= and
+//	                                               password= the primary's)
+//
+// with rediss in place of redis for TLS, and the query parameters go-redis
+// accepts (such as dial_timeout) and "namespace", which sets
+// Options.Namespace when that is empty. The store owns the connection and
+// closes it on Close.
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if !IsURL(rawURL) {
-		return nil, fmt.Errorf("%w: %q: want redis://HOST:PORT/DB or rediss://USER:PASSWORD@HOST:PORT/DB", ErrBadURL, redact(rawURL))
+		return nil, fmt.Errorf("%w: %q: %s", ErrBadURL, redact(rawURL), urlForms)
 	}
-	u, err := url.Parse(rawURL)
+	c, addrs, where, ns, err := parseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, redact(rawURL), err)
+		return nil, err
 	}
-	q := u.Query()
-	if ns := q.Get("namespace"); ns != "" && opts.Namespace == "" {
+	if opts.Namespace == "" {
 		opts.Namespace = ns
 	}
-	q.Del("namespace")
-	u.RawQuery = q.Encode()
-	ropts, err := redis.ParseURL(u.String())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, redact(rawURL), err)
+	if err := reachable(ctx, addrs, c.dialTimeout); err != nil {
+		return nil, fmt.Errorf("%w: connecting to %s: %v", ErrRedis, where, err)
 	}
-	if err := reachable(ctx, ropts); err != nil {
-		return nil, fmt.Errorf("%w: connecting to %s: %v", ErrRedis, redact(u.String()), err)
-	}
-	c := redis.NewClient(ropts)
-	s, err := newStore(ctx, c, opts, redact(u.String()))
+	client := c.client()
+	s, err := newStore(ctx, client, opts, where)
 	if err != nil {
-		c.Close()
+		client.Close()
 		return nil, err
 	}
 	s.ownClient = true
 	return s, nil
 }
 
-// reachable dials the server once, with the client's dial timeout: a server
-// that cannot be reached fails at once, rather than after go-redis's retries
-// of every dial and every command (20 dials and some seconds for a port
-// where nothing listens).
-func reachable(ctx context.Context, o *redis.Options) error {
-	timeout := o.DialTimeout
+// clientSpec is what a store URL says about the client to make.
+type clientSpec struct {
+	one         *redis.Options
+	cluster     *redis.ClusterOptions
+	failover    *redis.FailoverOptions
+	dialTimeout time.Duration
+}
+
+func (c clientSpec) client() redis.UniversalClient {
+	switch {
+	case c.cluster != nil:
+		return redis.NewClusterClient(c.cluster)
+	case c.failover != nil:
+		return redis.NewFailoverClient(c.failover)
+	}
+	return redis.NewClient(c.one)
+}
+
+// parseURL parses a store URL into the client it names, the addresses to
+// dial first, the URL without its password (for messages), and its
+// namespace parameter.
+func parseURL(rawURL string) (c clientSpec, addrs []string, where, ns string, err error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrBadURL, redact(rawURL), fmt.Sprintf(format, a...))
+	}
+	u, perr := url.Parse(rawURL)
+	if perr != nil {
+		return c, nil, "", "", bad("%v", perr)
+	}
+	q := u.Query()
+	ns = q.Get("namespace")
+	q.Del("namespace")
+	u.RawQuery = q.Encode()
+	where = redact(u.String())
+	base, kind, _ := strings.Cut(strings.ToLower(u.Scheme), "+")
+	u.Scheme = base
+	if kind == "sentinel" {
+		if m := q.Get("master"); m != "" {
+			q.Set("master_name", m)
+		}
+		q.Del("master")
+	}
+	u.RawQuery = q.Encode()
+	if u.Host == "" || u.Port() == "" {
+		return c, nil, "", "", bad("no HOST:PORT; %s", urlForms)
+	}
+	for _, a := range q["addr"] {
+		if _, port, serr := net.SplitHostPort(a); serr != nil || port == "" {
+			return c, nil, "", "", bad("addr=%q is not HOST:PORT", a)
+		}
+	}
+	switch kind {
+	case "":
+		if q.Has("addr") {
+			return c, nil, "", "", bad("addr= names more nodes, which only redis+cluster:// and redis+sentinel:// URLs take")
+		}
+		if c.one, err = redis.ParseURL(u.String()); err != nil {
+			return c, nil, "", "", bad("%v", err)
+		}
+		addrs, c.dialTimeout = []string{c.one.Addr}, c.one.DialTimeout
+	case "cluster":
+		if u.Path != "" && u.Path != "/" {
+			return c, nil, "", "", bad("a Redis Cluster has only database 0, so the URL takes no /DB")
+		}
+		u.Path = ""
+		if c.cluster, err = redis.ParseClusterURL(u.String()); err != nil {
+			return c, nil, "", "", bad("%v", err)
+		}
+		addrs, c.dialTimeout = c.cluster.Addrs, c.cluster.DialTimeout
+	case "sentinel":
+		if c.failover, err = redis.ParseFailoverURL(u.String()); err != nil {
+			return c, nil, "", "", bad("%v", err)
+		}
+		if c.failover.MasterName == "" {
+			return c, nil, "", "", bad("no master=NAME: name the primary the Sentinels fail over")
+		}
+		addrs, c.dialTimeout = c.failover.SentinelAddrs, c.failover.DialTimeout
+	}
+	return c, addrs, where, ns, nil
+}
+
+// reachable dials the first address that answers, with the client's dial
+// timeout: a server that cannot be reached fails at once, rather than
+// after go-redis's retries of every dial and every command (20 dials and
+// some seconds for a port where nothing listens).
+func reachable(ctx context.Context, addrs []string, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
 	d := net.Dialer{Timeout: timeout}
-	conn, err := d.DialContext(ctx, o.Network, o.Addr)
-	if err != nil {
-		return err
+	var errs []error
+	for _, a := range addrs {
+		conn, err := d.DialContext(ctx, "tcp", a)
+		if err == nil {
+			return conn.Close()
+		}
+		errs = append(errs, err)
 	}
-	return conn.Close()
+	return errors.Join(errs...)
 }
 
 // New opens the store on a client the caller owns (one client may serve
@@ -249,11 +354,16 @@ func newStore(ctx context.Context, c redis.UniversalClient, opts Options, where 
 // Redact returns a store URL with its password hidden, for messages.
 func Redact(raw string) string { return redact(raw) }
 
-// redact returns a URL with its password hidden.
+// redact returns a URL with its passwords hidden: the user information's
+// and a password= parameter's (a Sentinel URL's password of the primary).
 func redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "redis URL"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }
