@@ -98,6 +98,9 @@ func TestClusterSpread(t *testing.T) {
 			t.Errorf("primary %s holds %d of the %d keys; want some, and at most half", addr, k, sum)
 		}
 	}
+	if u, err := s.Usage(ctx); err != nil || u.Results != n || u.ResultBytes != total {
+		t.Errorf("Usage = %+v, %v; want %d results of %d bytes", u, err, n, total)
+	}
 	if list, err := s.List(ctx); err != nil || len(list) != n {
 		t.Fatalf("List = %d results, %v; want %d", len(list), err, n)
 	}

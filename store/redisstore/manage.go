@@ -498,3 +498,21 @@ func (s *Store) Check(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Usage counts the results of the namespace and their bytes, as its
+// indexes hold them (results expired or dropped by Redis count until GC),
+// without listing them: one HLEN per bucket, pipelined, and the total.
+func (s *Store) Usage(ctx context.Context) (store.Usage, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Usage{}, err
+	}
+	n, err := s.count(ctx)
+	if err != nil {
+		return store.Usage{}, err
+	}
+	b, err := s.usage(ctx)
+	if err != nil {
+		return store.Usage{}, err
+	}
+	return store.Usage{Results: int(n), ResultBytes: b}, nil
+}
