@@ -58,24 +58,42 @@ func StartCluster(t testing.TB, dir string, primaries, replicas int) *Cluster {
 		cl.Stop()
 		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	if err := cl.WaitOK(30 * time.Second); err != nil {
+		cl.Stop()
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// WaitOK waits until every running node reports the cluster ok (after a
+// node was stopped: its replica promoted) and every replica is in sync
+// with its primary.
+func (cl *Cluster) WaitOK(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for _, srv := range cl.Nodes {
+		if !srv.Running() {
+			continue
+		}
 		c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 		for {
 			info, err := c.ClusterInfo(context.Background()).Result()
 			if err == nil && strings.Contains(info, "cluster_state:ok") {
-				break
+				// A replica that has not synced with its primary yet
+				// would never be promoted.
+				info, err = c.Info(context.Background(), "replication").Result()
+				if err == nil && (strings.Contains(info, "role:master") || strings.Contains(info, "master_link_status:up")) {
+					break
+				}
 			}
 			if time.Now().After(deadline) {
 				c.Close()
-				cl.Stop()
-				t.Fatalf("the cluster did not become ok at %s: %v\n%s", srv.Addr(), err, info)
+				return fmt.Errorf("the cluster did not become ok at %s: %v\n%s", srv.Addr(), err, info)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 		c.Close()
 	}
-	return cl
+	return nil
 }
 
 // Stop kills every node.
