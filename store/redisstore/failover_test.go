@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -176,5 +177,30 @@ func TestClusterFailover(t *testing.T) {
 	}
 	if len(ls.acked) == 0 {
 		t.Error("no put was acknowledged")
+	}
+}
+
+// TestClusterScale measures the throughput (puts and reads of results of
+// up to 200 KB, 30 clients) of 3 stores on the shared 3-primary cluster
+// against 1 store on the shared single server, in the same run, and
+// reports their ratio. It runs only with CRUMB_REDIS_SCALE=1; the figure
+// depends on the machine's cores (every server and client share them).
+func TestClusterScale(t *testing.T) {
+	if os.Getenv("CRUMB_REDIS_SCALE") == "" {
+		t.Skip("SKIP: set CRUMB_REDIS_SCALE=1 to compare the cluster's throughput with one server's")
+	}
+	const d = 5 * time.Second
+	one := runLoad(t, []*Store{openTest(t, sharedServer(t), Options{})}, 30, d, nil)
+	ns := redistest.Namespace()
+	var three []*Store
+	for range 3 {
+		three = append(three, openCluster(t, Options{Namespace: ns}))
+	}
+	cl := runLoad(t, three, 30, d, nil)
+	ops := func(ls *loadStats) float64 { return float64(ls.puts+ls.reads) / d.Seconds() }
+	t.Logf("1 store on one server: %.0f ops/s (p99 %v); 3 stores on the 3-primary cluster: %.0f ops/s (p99 %v); ratio %.2f; %d cores",
+		ops(one), percentile(one.latencies, 0.99), ops(cl), percentile(cl.latencies, 0.99), ops(cl)/ops(one), runtime.NumCPU())
+	if one.wrong+cl.wrong != 0 || one.putFails+cl.putFails != 0 {
+		t.Errorf("%d wrong reads, %d failed puts; want none", one.wrong+cl.wrong, one.putFails+cl.putFails)
 	}
 }
