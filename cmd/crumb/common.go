@@ -87,7 +87,7 @@ func printHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 
 // storeFlag adds --store to a flag set.
 func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", "", "store `DIR`ectory or redis://HOST:PORT/DB URL (default $CRUMB_STORE or the user cache directory)")
+	return fs.String("store", "", "store `DIR`ectory, or redis://HOST:PORT/DB, redis+cluster://HOST:PORT or redis+sentinel://HOST:PORT?master=NAME URL (default $CRUMB_STORE or the user cache directory)")
 }
 
 // parseNoArgs adds --store to fs, parses a command that takes no positional
@@ -139,7 +139,7 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) 
 		}
 		s, err := redisstore.Open(e.ctx, dir, redisstore.Options{TTL: opts.TTL, MaxBytes: opts.MaxBytes, Namespace: ns, Logger: opts.Logger})
 		if err != nil {
-			return nil, withHint(err, "check that Redis runs at the --store URL (redis://HOST:PORT/DB, or rediss://USER:PASSWORD@HOST:PORT/DB)")
+			return nil, withHint(err, "check that Redis runs at the --store URL (redis://HOST:PORT/DB, rediss://USER:PASSWORD@HOST:PORT/DB, redis+cluster://HOST:PORT or redis+sentinel://HOST:PORT?master=NAME)")
 		}
 		return s, nil
 	}
@@ -162,7 +162,7 @@ func openStoreWith(e *env, dir string, opts store.DirOptions) (cliStore, error) 
 // taking it for a directory to create.
 func checkStoreLocation(loc string) error {
 	if err := store.CheckLocation(loc); err != nil {
-		return withHint(err, "pass --store DIR for a directory, or redis://HOST:PORT/DB (rediss:// for TLS) for Redis")
+		return withHint(err, "pass --store DIR for a directory, or redis://HOST:PORT/DB (rediss:// for TLS), redis+cluster://HOST:PORT or redis+sentinel://HOST:PORT?master=NAME for Redis")
 	}
 	return nil
 }

@@ -10,8 +10,9 @@ import (
 )
 
 func init() {
-	storeSchemes["redis"] = redisOpener
-	storeSchemes["rediss"] = redisOpener
+	for _, sc := range redisstore.Schemes {
+		storeSchemes[sc] = redisOpener
+	}
 }
 
 // redisOpener serves every namespace from the Redis store at rawURL: each
@@ -22,7 +23,7 @@ func init() {
 func redisOpener(rawURL string) (server.Opener, error) {
 	probe, err := redisstore.Open(context.Background(), rawURL, redisstore.Options{})
 	if errors.Is(err, redisstore.ErrBadURL) {
-		return nil, withHint(err, "give the --store URL as redis://HOST:PORT/DB, or rediss://USER:PASSWORD@HOST:PORT/DB")
+		return nil, withHint(err, "give the --store URL as redis://HOST:PORT/DB (rediss:// for TLS), redis+cluster://HOST:PORT?addr=HOST2:PORT2 for a Redis Cluster, or redis+sentinel://HOST:PORT?master=NAME")
 	}
 	if err == nil {
 		probe.Close()

@@ -32,10 +32,17 @@ func sharedServer(t *testing.T) *redistest.Server {
 
 func openTest(t *testing.T, srv *redistest.Server, opts Options) *Store {
 	t.Helper()
+	return openURL(t, srv.URL(0), opts)
+}
+
+// openURL opens the store at url in a namespace of its own unless opts
+// names one, and closes it when the test ends.
+func openURL(t *testing.T, url string, opts Options) *Store {
+	t.Helper()
 	if opts.Namespace == "" {
 		opts.Namespace = redistest.Namespace()
 	}
-	s, err := Open(context.Background(), srv.URL(0), opts)
+	s, err := Open(context.Background(), url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,21 +50,23 @@ func openTest(t *testing.T, srv *redistest.Server, opts Options) *Store {
 	return s
 }
 
-func backend() storetest.Backend {
+// backend is the conformance backend of the stores that open opens (on
+// the shared server, or the shared cluster).
+func backend(open func(t *testing.T, opts Options) *Store) storetest.Backend {
 	return storetest.Backend{
-		New: func(t *testing.T) store.Store { return openTest(t, sharedServer(t), Options{}) },
+		New: func(t *testing.T) store.Store { return open(t, Options{}) },
 		Clocked: func(t *testing.T, now func() time.Time, ttl time.Duration) store.Store {
-			return openTest(t, sharedServer(t), Options{Now: now, TTL: ttl})
+			return open(t, Options{Now: now, TTL: ttl})
 		},
 		Capped: func(t *testing.T, maxBytes int64) store.Store {
-			return openTest(t, sharedServer(t), Options{MaxBytes: maxBytes})
+			return open(t, Options{MaxBytes: maxBytes})
 		},
 		Shared: func(t *testing.T) (store.Store, store.Store) {
 			ns := redistest.Namespace()
-			return openTest(t, sharedServer(t), Options{Namespace: ns}), openTest(t, sharedServer(t), Options{Namespace: ns})
+			return open(t, Options{Namespace: ns}), open(t, Options{Namespace: ns})
 		},
 		Tenants: func(t *testing.T) (store.Store, store.Store) {
-			return openTest(t, sharedServer(t), Options{}), openTest(t, sharedServer(t), Options{})
+			return open(t, Options{}), open(t, Options{})
 		},
 		Corrupt: func(t *testing.T, st store.Store, ref store.Ref, off int64) {
 			s := st.(*Store)
@@ -95,5 +104,5 @@ func backend() storetest.Backend {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.RunBackend(t, backend())
+	storetest.RunBackend(t, backend(func(t *testing.T, opts Options) *Store { return openTest(t, sharedServer(t), opts) }))
 }

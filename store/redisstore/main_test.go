@@ -17,6 +17,10 @@ func TestMain(m *testing.M) {
 		shared.Stop()
 		os.RemoveAll(sharedDir)
 	}
+	if sharedCl != nil {
+		sharedCl.Stop()
+		os.RemoveAll(sharedClDir)
+	}
 	os.Exit(code)
 }
 

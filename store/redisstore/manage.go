@@ -1,12 +1,15 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -32,13 +35,19 @@ if old > 0 then redis.call('decrby', KEYS[4], old) end
 return old
 `)
 
-// remove deletes ref unless it was used after usedBefore (when not empty),
-// and returns the bytes freed, or -1 when it was used since.
-func (s *Store) remove(ctx context.Context, ref store.Ref, usedBefore string) (int64, error) {
-	n, err := removeScript.Run(ctx, s.c, []string{s.dataKey(ref), s.lruKey(), s.sizesKey(), s.usageKey()},
+// remove deletes ref from bucket b unless it was used after usedBefore
+// (when not empty), and returns the bytes freed, or -1 when it was used
+// since.
+func (s *Store) remove(ctx context.Context, b bucket, ref store.Ref, usedBefore string) (int64, error) {
+	n, err := removeScript.Run(ctx, s.c, []string{b.data(ref), b.lru(), b.sizes(), b.usage()},
 		string(ref), usedBefore).Int64()
 	if err != nil {
 		return 0, s.fail("deleting "+string(ref), err)
+	}
+	if n > 0 {
+		if err := s.c.DecrBy(ctx, s.totalKey(), n).Err(); err != nil {
+			s.log.Warn("redisstore: counting the namespace's usage failed (the next GC recounts it)", "namespace", s.ns, "err", err)
+		}
 	}
 	return n, nil
 }
@@ -53,14 +62,31 @@ func (s *Store) Delete(ctx context.Context, ref store.Ref) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.remove(ctx, ref, "")
-	return err
+	for _, b := range []bucket{s.bucketOf(ref), s.legacy()} {
+		if _, err := s.remove(ctx, b, ref, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// refs returns the refs the namespace's size index holds.
+// refs returns the refs that the size indexes of every bucket hold.
 func (s *Store) refs(ctx context.Context) ([]store.Ref, error) {
 	var out []store.Ref
-	iter := s.c.HScan(ctx, s.sizesKey(), 0, "", 1000).Iterator()
+	for _, b := range s.allBuckets() {
+		refs, err := s.refsIn(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, refs...)
+	}
+	return out, nil
+}
+
+// refsIn returns the refs the size index of bucket b holds.
+func (s *Store) refsIn(ctx context.Context, b bucket) ([]store.Ref, error) {
+	var out []store.Ref
+	iter := s.c.HScan(ctx, b.sizes(), 0, "", 1000).Iterator()
 	for i := 0; iter.Next(ctx); i++ {
 		if i%2 == 1 { // values
 			continue
@@ -88,11 +114,16 @@ func (s *Store) List(ctx context.Context) ([]store.Info, error) {
 		return nil, err
 	}
 	var out []store.Info
+	seen := make(map[store.Ref]bool, len(refs))
 	for _, ref := range refs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("store: listing results: %w", err)
 		}
-		info, err := s.lookup(ctx, ref)
+		if seen[ref] { // in its bucket and the legacy one
+			continue
+		}
+		seen[ref] = true
+		info, _, err := s.lookup(ctx, ref)
 		if errors.Is(err, ErrRedis) {
 			return nil, err
 		}
@@ -130,94 +161,75 @@ return t
 // dropped (natively expired or evicted), purges results that do not
 // verify, re-indexes results the index lost, and then evicts the least
 // recently used until the namespace fits its size cap. Staged leftovers of
-// interrupted writes need no collection: they expire.
+// interrupted writes need no collection: they expire. It works bucket by
+// bucket, and finds results the index lost with a SCAN of every primary.
 func (s *Store) GC(ctx context.Context) (store.GCStats, error) {
 	var st store.GCStats
 	if err := s.checkOpen(); err != nil {
 		return st, err
 	}
-	// Results of the index: expired, dropped by Redis, or broken.
-	refs, err := s.refs(ctx)
-	if err != nil {
-		return st, err
-	}
-	lru, err := s.c.ZRange(ctx, s.lruKey(), 0, -1).Result()
-	if err != nil {
-		return st, s.fail("listing results", err)
-	}
-	seen := make(map[store.Ref]bool, len(refs))
-	for _, ref := range refs {
-		seen[ref] = true
-	}
-	for _, m := range lru {
-		if ref, err := store.ParseRef(m); err == nil && !seen[ref] {
-			seen[ref] = true
-			refs = append(refs, ref)
-		}
-	}
-	for _, ref := range refs {
-		if err := ctx.Err(); err != nil {
-			st.Partial = true
-			return st, nil
-		}
-		st.Scanned++
-		_, err := s.lookup(ctx, ref)
-		switch {
-		case err == nil:
-			continue
-		case errors.Is(err, ErrRedis):
+	seen := map[string]bool{} // data keys indexed
+	for _, b := range s.allBuckets() {
+		if err := s.collect(ctx, b, seen, &st); err != nil || st.Partial {
 			return st, err
 		}
-		freed, rerr := s.remove(ctx, ref, "")
-		if rerr != nil {
-			return st, rerr
-		}
-		if errors.Is(err, store.ErrBroken) {
-			st.BrokenPurged++
-		} else {
-			st.Expired++
-		}
-		st.BytesFreed += max(0, freed)
 	}
 	// Results the index lost.
-	iter := s.c.Scan(ctx, 0, s.prefix+"r:*", 1000).Iterator()
-	for iter.Next(ctx) {
-		ref, err := store.ParseRef(iter.Val()[len(s.prefix)+2:])
-		if err != nil || seen[ref] {
-			continue
+	lost := func(key string) error {
+		if seen[key] {
+			return nil
+		}
+		b, ref, ok := s.parseDataKey(key)
+		if !ok {
+			return nil
 		}
 		st.Scanned++
-		info, err := s.lookup(ctx, ref)
+		info, _, err := s.lookupIn(ctx, b, ref)
 		switch {
 		case errors.Is(err, ErrRedis):
-			return st, err
+			return err
 		case err != nil:
-			if _, rerr := s.remove(ctx, ref, ""); rerr != nil {
-				return st, rerr
+			if _, rerr := s.remove(ctx, b, ref, ""); rerr != nil {
+				return rerr
 			}
 			if errors.Is(err, store.ErrBroken) {
 				st.BrokenPurged++
 			}
-			continue
+			return nil
 		}
-		if err := adoptScript.Run(ctx, s.c, []string{s.dataKey(ref), s.lruKey(), s.sizesKey(), s.usageKey()},
+		if err := adoptScript.Run(ctx, s.c, []string{b.data(ref), b.lru(), b.sizes(), b.usage()},
 			string(ref), info.Size, info.Used.UnixMilli()).Err(); err != nil {
-			return st, s.fail("indexing "+string(ref), err)
+			return s.fail("indexing "+string(ref), err)
+		}
+		return nil
+	}
+	for _, pattern := range []string{"crumb:{" + s.ns + ":*}:r:*", s.prefix + "r:*"} {
+		if err := s.scan(ctx, pattern, lost); err != nil {
+			return st, err
 		}
 	}
-	if err := iter.Err(); err != nil {
-		return st, s.fail("listing results", err)
+	var total int64
+	for _, b := range s.allBuckets() {
+		u, err := recountScript.Run(ctx, s.c, []string{b.sizes(), b.usage()}).Int64()
+		if err != nil {
+			return st, s.fail("counting the usage", err)
+		}
+		total += u
 	}
-	if err := recountScript.Run(ctx, s.c, []string{s.sizesKey(), s.usageKey()}).Err(); err != nil {
+	kept, err := s.count(ctx)
+	if err != nil {
+		return st, err
+	}
+	if err := s.c.Set(ctx, s.totalKey(), total, 0).Err(); err != nil {
 		return st, s.fail("counting the usage", err)
 	}
-	newest, err := s.c.ZRange(ctx, s.lruKey(), -1, -1).Result()
+	oldest, err := s.oldest(ctx, -1)
 	if err != nil {
-		return st, s.fail("listing results", err)
+		return st, err
 	}
 	keep := store.Ref("")
-	if len(newest) == 1 {
-		keep = store.Ref(newest[0])
+	if len(oldest) > 0 {
+		keep = oldest[len(oldest)-1].ref
 	}
 	if _, err := s.evict(ctx, s.maxBytes, keep, &st); err != nil {
 		return st, err
@@ -226,17 +238,156 @@ func (s *Store) GC(ctx context.Context) (store.GCStats, error) {
 	if err != nil {
 		return st, err
 	}
-	kept, err := s.c.HLen(ctx, s.sizesKey()).Result()
-	if err != nil {
-		return st, s.fail("counting results", err)
+	if st.Evicted > 0 {
+		if kept, err = s.count(ctx); err != nil {
+			return st, err
+		}
 	}
 	st.BytesKept, st.ResultsKept = usage, int(kept)
 	return st, nil
 }
 
-// usage returns the bytes the namespace holds, as its usage key counts.
+// collect removes from bucket b the results of its index that expired,
+// that Redis dropped, or that are broken, and marks the data keys it keeps
+// in seen.
+func (s *Store) collect(ctx context.Context, b bucket, seen map[string]bool, st *store.GCStats) error {
+	refs, err := s.refsIn(ctx, b)
+	if err != nil {
+		return err
+	}
+	lru, err := s.c.ZRange(ctx, b.lru(), 0, -1).Result()
+	if err != nil {
+		return s.fail("listing results", err)
+	}
+	for _, m := range lru {
+		if ref, err := store.ParseRef(m); err == nil && string(ref) == m {
+			refs = append(refs, ref)
+		}
+	}
+	for _, ref := range refs {
+		if seen[b.data(ref)] {
+			continue
+		}
+		seen[b.data(ref)] = true
+		if err := ctx.Err(); err != nil {
+			st.Partial = true
+			return nil
+		}
+		st.Scanned++
+		_, _, err := s.lookupIn(ctx, b, ref)
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, ErrRedis):
+			return err
+		}
+		freed, rerr := s.remove(ctx, b, ref, "")
+		if rerr != nil {
+			return rerr
+		}
+		if errors.Is(err, store.ErrBroken) {
+			st.BrokenPurged++
+		} else {
+			st.Expired++
+		}
+		st.BytesFreed += max(0, freed)
+	}
+	return nil
+}
+
+// parseDataKey returns the bucket and the ref of a result's key of the
+// namespace.
+func (s *Store) parseDataKey(key string) (bucket, store.Ref, bool) {
+	i := strings.LastIndex(key, ":r:")
+	if i < 0 {
+		return "", "", false
+	}
+	b, r := bucket(key[:i+1]), key[i+3:]
+	ref, err := store.ParseRef(r)
+	if err != nil || string(ref) != r || (b != s.legacy() && b != s.bucketOf(ref)) {
+		return "", "", false
+	}
+	return b, ref, true
+}
+
+// scan calls fn with every key that matches pattern, on every primary of a
+// cluster (a SCAN visits one node).
+func (s *Store) scan(ctx context.Context, pattern string, fn func(key string) error) error {
+	each := func(ctx context.Context, c redis.Cmdable) error {
+		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		for iter.Next(ctx) {
+			if err := fn(iter.Val()); err != nil {
+				return err
+			}
+		}
+		if err := iter.Err(); err != nil {
+			return s.fail("listing results", err)
+		}
+		return nil
+	}
+	if cc, ok := s.c.(*redis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return each(ctx, c) })
+	}
+	return each(ctx, s.c)
+}
+
+// count returns the number of results the size indexes of every bucket
+// hold.
+func (s *Store) count(ctx context.Context) (int64, error) {
+	var lens []*redis.IntCmd
+	if _, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, b := range s.allBuckets() {
+			lens = append(lens, p.HLen(ctx, b.sizes()))
+		}
+		return nil
+	}); err != nil {
+		return 0, s.fail("counting results", err)
+	}
+	var n int64
+	for _, l := range lens {
+		n += l.Val()
+	}
+	return n, nil
+}
+
+// used is a result in the use index of its bucket.
+type used struct {
+	b     bucket
+	ref   store.Ref
+	score float64
+}
+
+// oldest returns the least recently used results of every bucket, up to
+// 16 of each, oldest first; with n < 0, the most recently used of each.
+func (s *Store) oldest(ctx context.Context, n int64) ([]used, error) {
+	lo, hi := int64(0), int64(15)
+	if n < 0 {
+		lo, hi = -1, -1
+	}
+	bs := s.allBuckets()
+	cmds := make([]*redis.ZSliceCmd, len(bs))
+	if _, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, b := range bs {
+			cmds[i] = p.ZRangeWithScores(ctx, b.lru(), lo, hi)
+		}
+		return nil
+	}); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, s.fail("finding results to evict", err)
+	}
+	var out []used
+	for i, c := range cmds {
+		for _, z := range c.Val() {
+			m, _ := z.Member.(string)
+			out = append(out, used{b: bs[i], ref: store.Ref(m), score: z.Score})
+		}
+	}
+	slices.SortFunc(out, func(a, b used) int { return cmp.Compare(a.score, b.score) })
+	return out, nil
+}
+
+// usage returns the bytes the namespace holds, as its total key counts.
 func (s *Store) usage(ctx context.Context) (int64, error) {
-	u, err := s.c.Get(ctx, s.usageKey()).Int64()
+	u, err := s.c.Get(ctx, s.totalKey()).Int64()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
 	}
@@ -255,17 +406,16 @@ func (s *Store) evict(ctx context.Context, target int64, keep store.Ref, st *sto
 		if err != nil || u <= target {
 			return freed, err
 		}
-		oldest, err := s.c.ZRangeWithScores(ctx, s.lruKey(), 0, 15).Result()
+		oldest, err := s.oldest(ctx, 16)
 		if err != nil {
-			return freed, s.fail("finding results to evict", err)
+			return freed, err
 		}
 		progress := false
 		for _, z := range oldest {
-			m, _ := z.Member.(string)
-			if store.Ref(m) == keep {
+			if z.ref == keep {
 				continue
 			}
-			n, err := s.remove(ctx, store.Ref(m), strconv.FormatInt(int64(z.Score), 10))
+			n, err := s.remove(ctx, z.b, z.ref, strconv.FormatInt(int64(z.score), 10))
 			if err != nil {
 				return freed, err
 			}
@@ -299,10 +449,14 @@ func (s *Store) Annotate(ctx context.Context, ref store.Ref, attrs map[string]st
 	if err != nil {
 		return err
 	}
-	key := s.dataKey(ref)
 	for range 10 {
-		err := s.c.Watch(ctx, func(tx *redis.Tx) error {
-			info, err := s.lookup(ctx, ref)
+		_, b, err := s.lookup(ctx, ref)
+		if err != nil {
+			return err
+		}
+		key := b.data(ref)
+		err = s.c.Watch(ctx, func(tx *redis.Tx) error {
+			info, _, err := s.lookupIn(ctx, b, ref)
 			if err != nil {
 				return err
 			}
@@ -343,4 +497,22 @@ func (s *Store) Check(ctx context.Context) error {
 		return s.fail("checking that the server answers", err)
 	}
 	return nil
+}
+
+// Usage counts the results of the namespace and their bytes, as its
+// indexes hold them (results expired or dropped by Redis count until GC),
+// without listing them: one HLEN per bucket, pipelined, and the total.
+func (s *Store) Usage(ctx context.Context) (store.Usage, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Usage{}, err
+	}
+	n, err := s.count(ctx)
+	if err != nil {
+		return store.Usage{}, err
+	}
+	b, err := s.usage(ctx)
+	if err != nil {
+		return store.Usage{}, err
+	}
+	return store.Usage{Results: int(n), ResultBytes: b}, nil
 }

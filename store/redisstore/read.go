@@ -16,10 +16,33 @@ import (
 )
 
 // lookup reads and checks everything about ref short of reading its
-// content, and returns its Info with the effective use time: the later of
-// the record's and the use index's.
-func (s *Store) lookup(ctx context.Context, ref store.Ref) (store.Info, error) {
-	key := s.dataKey(ref)
+// content, and returns its Info with the effective use time (the later of
+// the record's and the use index's) and the bucket that holds it: its
+// ref's bucket, else the legacy bucket (a namespace written by an earlier
+// version of crumb), which is read only when the ref's bucket has no key
+// of ref at all.
+func (s *Store) lookup(ctx context.Context, ref store.Ref) (store.Info, bucket, error) {
+	b := s.bucketOf(ref)
+	info, absent, err := s.lookupIn(ctx, b, ref)
+	if !absent {
+		return info, b, err
+	}
+	linfo, _, lerr := s.lookupIn(ctx, s.legacy(), ref)
+	if lerr == nil || !errors.Is(lerr, store.ErrMissing) {
+		return linfo, s.legacy(), lerr
+	}
+	return info, b, err
+}
+
+// lookupIn is lookup in bucket b. absent reports that b holds no key of
+// ref (err is then ErrMissing).
+func (s *Store) lookupIn(ctx context.Context, b bucket, ref store.Ref) (_ store.Info, absent bool, _ error) {
+	info, err := s.lookupKey(ctx, b, ref, &absent)
+	return info, absent, err
+}
+
+func (s *Store) lookupKey(ctx context.Context, b bucket, ref store.Ref, absent *bool) (store.Info, error) {
+	key := b.data(ref)
 	var (
 		rec   *redis.StringCmd
 		n     *redis.IntCmd
@@ -28,7 +51,7 @@ func (s *Store) lookup(ctx context.Context, ref store.Ref) (store.Info, error) {
 	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		rec = p.HGet(ctx, key, recField)
 		n = p.HLen(ctx, key)
-		score = p.ZScore(ctx, s.lruKey(), string(ref))
+		score = p.ZScore(ctx, b.lru(), string(ref))
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -39,6 +62,7 @@ func (s *Store) lookup(ctx context.Context, ref store.Ref) (store.Info, error) {
 		if n.Val() > 0 {
 			return store.Info{}, store.BrokenError(ref, "its record is missing")
 		}
+		*absent = true
 		return store.Info{}, store.MissingError(ref, "")
 	}
 	var r record
@@ -88,7 +112,8 @@ func (s *Store) Stat(ctx context.Context, ref store.Ref) (store.Info, error) {
 	if err != nil {
 		return store.Info{}, err
 	}
-	return s.lookup(ctx, ref)
+	info, _, err := s.lookup(ctx, ref)
+	return info, err
 }
 
 // refreshScript records a use of a result that still exists: it restarts
@@ -117,12 +142,12 @@ func (s *Store) Open(ctx context.Context, ref store.Ref) (store.Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("store: open cancelled: %w", err)
 	}
-	info, err := s.lookup(ctx, ref)
+	info, b, err := s.lookup(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
-	found, err := refreshScript.Run(ctx, s.c, []string{s.dataKey(ref), s.lruKey()},
+	found, err := refreshScript.Run(ctx, s.c, []string{b.data(ref), b.lru()},
 		string(ref), now.UnixMilli(), s.expiry().Milliseconds()).Int()
 	if err != nil {
 		return nil, s.fail("recording a use of "+string(ref), err)
@@ -140,7 +165,7 @@ func (s *Store) Open(ctx context.Context, ref store.Ref) (store.Object, error) {
 	}
 	s.open++
 	s.mu.Unlock()
-	return &object{s: s, key: s.dataKey(ref), info: info, cached: -1}, nil
+	return &object{s: s, key: b.data(ref), info: info, cached: -1}, nil
 }
 
 // object is an open result of a [Store]. It keeps the last chunk it

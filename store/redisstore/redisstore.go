@@ -9,26 +9,40 @@
 // refreshed on use, a size cap with least-recently-used eviction, and
 // atomic publication: a result is visible only when complete.
 //
-// Keys of a namespace NS (every key of a namespace shares the hash tag
-// {NS}, so that scripts and transactions touch one slot of a cluster):
+// Keys of a namespace NS. Its results are spread over 128 buckets, each
+// with a hash tag of its own, {NS:XX} (XX the bucket's number in hex), so
+// that on a Redis Cluster a namespace's results spread over every shard
+// while every script touches one slot: a result, its staging key and its
+// index entries share the bucket of its ref (the ref's first two hex
+// digits, modulo 128).
 //
-//	crumb:{NS}:r:<ref>    the result: a hash whose field "rec" holds its
-//	                      record (the Info as JSON, format version "v") and
-//	                      whose fields "0", "1", ... hold its chunks of
-//	                      store.ChunkSize bytes. It expires natively
-//	                      (PEXPIRE) TTL after its last use, and a use
-//	                      refreshes the expiry.
-//	crumb:{NS}:s:<random> a result being written: the same hash, staged.
-//	                      Put renames it to crumb:{NS}:r:<ref> in a script
-//	                      that first checks it holds every chunk, so a write
-//	                      cut short (a crash, a Redis restart, an eviction)
-//	                      never reads as found; a staged leftover expires.
-//	crumb:{NS}:lru        a sorted set of refs scored by their last use
-//	                      (Unix milliseconds), for eviction and use times
-//	crumb:{NS}:sizes      a hash of ref to size, and crumb:{NS}:usage their
-//	                      sum: the bytes the size cap counts
-//	crumb:{NS}:settings   the lifecycle settings (TTL, size cap) as JSON,
-//	                      in the form of the disk store's settings file
+//	crumb:{NS:XX}:r:<ref>    the result: a hash whose field "rec" holds its
+//	                         record (the Info as JSON, format version "v")
+//	                         and whose fields "0", "1", ... hold its chunks of
+//	                         store.ChunkSize bytes. It expires natively
+//	                         (PEXPIRE) TTL after its last use, and a use
+//	                         refreshes the expiry.
+//	crumb:{NS:XX}:s:<random> a result being written: the same hash, staged.
+//	                         Put renames it to crumb:{NS:XX}:r:<ref> in a
+//	                         script that first checks it holds every chunk,
+//	                         so a write cut short (a crash, a Redis restart,
+//	                         an eviction) never reads as found; a staged
+//	                         leftover expires.
+//	crumb:{NS:XX}:lru        a sorted set of the bucket's refs scored by
+//	                         their last use (Unix milliseconds)
+//	crumb:{NS:XX}:sizes      a hash of ref to size, and crumb:{NS:XX}:usage
+//	                         their sum
+//	crumb:{NS}:total         the namespace's usage, the sum of its buckets'
+//	                         (kept by the Puts and deletions, recounted by GC):
+//	                         the bytes the size cap counts
+//	crumb:{NS}:settings      the lifecycle settings (TTL, size cap) as JSON,
+//	                         in the form of the disk store's settings file
+//
+// A namespace written by an earlier version of crumb kept every key under
+// the one tag {NS} (crumb:{NS}:r:<ref>, crumb:{NS}:lru, crumb:{NS}:sizes,
+// crumb:{NS}:usage): that legacy bucket is still read (a ref absent from
+// its bucket is looked up there), listed, collected and evicted, but never
+// written; a result stored again moves to its bucket.
 //
 // Redis itself may evict results under maxmemory; an evicted result reads as
 // missing. Use a volatile-* maxmemory-policy (volatile-lru) so that Redis
@@ -47,6 +61,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,68 +162,172 @@ func validNamespace(ns string) bool {
 	return true
 }
 
+// Schemes are the URL schemes of Redis stores: one server (redis,
+// rediss), a Redis Cluster (redis+cluster, rediss+cluster) and a primary
+// that Sentinel fails over (redis+sentinel, rediss+sentinel). The rediss
+// forms speak TLS.
+var Schemes = []string{"redis", "rediss", "redis+cluster", "rediss+cluster", "redis+sentinel", "rediss+sentinel"}
+
 func init() {
-	store.RegisterScheme("redis")
-	store.RegisterScheme("rediss")
+	for _, sc := range Schemes {
+		store.RegisterScheme(sc)
+	}
 }
 
-// IsURL reports whether s names a Redis store (redis:// or rediss://)
-// rather than a directory.
+// IsURL reports whether s names a Redis store (one of [Schemes]) rather
+// than a directory.
 func IsURL(s string) bool {
-	return strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://")
+	sc, _, ok := strings.Cut(s, "://")
+	return ok && slices.Contains(Schemes, strings.ToLower(sc))
 }
 
-// Open connects to the Redis server that rawURL names and opens the store in
-// it. The URL is redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS,
-// with the query parameters go-redis accepts (such as dial_timeout) and
-// "namespace", which sets Options.Namespace when that is empty. The store
-// owns the connection and closes it on Close.
+// urlForms is the usage of the store URLs, for errors.
+const urlForms = "want redis://[USER:PASSWORD@]HOST:PORT/DB (rediss:// for TLS), " +
+	"redis+cluster://[USER:PASSWORD@]HOST:PORT[?addr=HOST:PORT&...] for a Redis Cluster, " +
+	"or redis+sentinel://[USER:PASSWORD@]HOST:PORT[?addr=HOST:PORT&...]&master=NAME for a primary that Sentinel fails over"
+
+// Open connects to the Redis server, cluster or Sentinel-managed primary
+// that rawURL names and opens the store in it. The URL is one of:
+//
+//	redis://[USER:PASSWORD@]HOST:PORT/DB           one server
+//	redis+cluster://[USER:PASSWORD@]HOST:PORT[?addr=HOST2:PORT2&addr=...]
+//	                                               a Redis Cluster: its seed
+//	                                               nodes (go-redis's cluster URL)
+//	redis+sentinel://[USER:PASSWORD@]HOST:PORT[?addr=HOST2:PORT2&...]&master=NAME
+//	                                               the primary NAME that the
+//	                                               Sentinels at HOST:PORT, ...
+//	                                               fail over (go-redis's failover
+//	                                               URL; USER:PASSWORD are the
+//	                                               Sentinels', username= and
+//	                                               password= the primary's)
+//
+// with rediss in place of redis for TLS, and the query parameters go-redis
+// accepts (such as dial_timeout) and "namespace", which sets
+// Options.Namespace when that is empty. The store owns the connection and
+// closes it on Close.
 func Open(ctx context.Context, rawURL string, opts Options) (*Store, error) {
 	if !IsURL(rawURL) {
-		return nil, fmt.Errorf("%w: %q: want redis://HOST:PORT/DB or rediss://USER:PASSWORD@HOST:PORT/DB", ErrBadURL, redact(rawURL))
+		return nil, fmt.Errorf("%w: %q: %s", ErrBadURL, redact(rawURL), urlForms)
 	}
-	u, err := url.Parse(rawURL)
+	c, addrs, where, ns, err := parseURL(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, redact(rawURL), err)
+		return nil, err
 	}
-	q := u.Query()
-	if ns := q.Get("namespace"); ns != "" && opts.Namespace == "" {
+	if opts.Namespace == "" {
 		opts.Namespace = ns
 	}
-	q.Del("namespace")
-	u.RawQuery = q.Encode()
-	ropts, err := redis.ParseURL(u.String())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadURL, redact(rawURL), err)
+	if err := reachable(ctx, addrs, c.dialTimeout); err != nil {
+		return nil, fmt.Errorf("%w: connecting to %s: %v", ErrRedis, where, err)
 	}
-	if err := reachable(ctx, ropts); err != nil {
-		return nil, fmt.Errorf("%w: connecting to %s: %v", ErrRedis, redact(u.String()), err)
-	}
-	c := redis.NewClient(ropts)
-	s, err := newStore(ctx, c, opts, redact(u.String()))
+	client := c.client()
+	s, err := newStore(ctx, client, opts, where)
 	if err != nil {
-		c.Close()
+		client.Close()
 		return nil, err
 	}
 	s.ownClient = true
 	return s, nil
 }
 
-// reachable dials the server once, with the client's dial timeout: a server
-// that cannot be reached fails at once, rather than after go-redis's retries
-// of every dial and every command (20 dials and some seconds for a port
-// where nothing listens).
-func reachable(ctx context.Context, o *redis.Options) error {
-	timeout := o.DialTimeout
+// clientSpec is what a store URL says about the client to make.
+type clientSpec struct {
+	one         *redis.Options
+	cluster     *redis.ClusterOptions
+	failover    *redis.FailoverOptions
+	dialTimeout time.Duration
+}
+
+func (c clientSpec) client() redis.UniversalClient {
+	switch {
+	case c.cluster != nil:
+		return redis.NewClusterClient(c.cluster)
+	case c.failover != nil:
+		return redis.NewFailoverClient(c.failover)
+	}
+	return redis.NewClient(c.one)
+}
+
+// parseURL parses a store URL into the client it names, the addresses to
+// dial first, the URL without its password (for messages), and its
+// namespace parameter.
+func parseURL(rawURL string) (c clientSpec, addrs []string, where, ns string, err error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrBadURL, redact(rawURL), fmt.Sprintf(format, a...))
+	}
+	u, perr := url.Parse(rawURL)
+	if perr != nil {
+		return c, nil, "", "", bad("%v", perr)
+	}
+	q := u.Query()
+	ns = q.Get("namespace")
+	q.Del("namespace")
+	u.RawQuery = q.Encode()
+	where = redact(u.String())
+	base, kind, _ := strings.Cut(strings.ToLower(u.Scheme), "+")
+	u.Scheme = base
+	if kind == "sentinel" {
+		if m := q.Get("master"); m != "" {
+			q.Set("master_name", m)
+		}
+		q.Del("master")
+	}
+	u.RawQuery = q.Encode()
+	if u.Host == "" || u.Port() == "" {
+		return c, nil, "", "", bad("no HOST:PORT; %s", urlForms)
+	}
+	for _, a := range q["addr"] {
+		if _, port, serr := net.SplitHostPort(a); serr != nil || port == "" {
+			return c, nil, "", "", bad("addr=%q is not HOST:PORT", a)
+		}
+	}
+	switch kind {
+	case "":
+		if q.Has("addr") {
+			return c, nil, "", "", bad("addr= names more nodes, which only redis+cluster:// and redis+sentinel:// URLs take")
+		}
+		if c.one, err = redis.ParseURL(u.String()); err != nil {
+			return c, nil, "", "", bad("%v", err)
+		}
+		addrs, c.dialTimeout = []string{c.one.Addr}, c.one.DialTimeout
+	case "cluster":
+		if u.Path != "" && u.Path != "/" {
+			return c, nil, "", "", bad("a Redis Cluster has only database 0, so the URL takes no /DB")
+		}
+		u.Path = ""
+		if c.cluster, err = redis.ParseClusterURL(u.String()); err != nil {
+			return c, nil, "", "", bad("%v", err)
+		}
+		addrs, c.dialTimeout = c.cluster.Addrs, c.cluster.DialTimeout
+	case "sentinel":
+		if c.failover, err = redis.ParseFailoverURL(u.String()); err != nil {
+			return c, nil, "", "", bad("%v", err)
+		}
+		if c.failover.MasterName == "" {
+			return c, nil, "", "", bad("no master=NAME: name the primary the Sentinels fail over")
+		}
+		addrs, c.dialTimeout = c.failover.SentinelAddrs, c.failover.DialTimeout
+	}
+	return c, addrs, where, ns, nil
+}
+
+// reachable dials the first address that answers, with the client's dial
+// timeout: a server that cannot be reached fails at once, rather than
+// after go-redis's retries of every dial and every command (20 dials and
+// some seconds for a port where nothing listens).
+func reachable(ctx context.Context, addrs []string, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
 	d := net.Dialer{Timeout: timeout}
-	conn, err := d.DialContext(ctx, o.Network, o.Addr)
-	if err != nil {
-		return err
+	var errs []error
+	for _, a := range addrs {
+		conn, err := d.DialContext(ctx, "tcp", a)
+		if err == nil {
+			return conn.Close()
+		}
+		errs = append(errs, err)
 	}
-	return conn.Close()
+	return errors.Join(errs...)
 }
 
 // New opens the store on a client the caller owns (one client may serve
@@ -243,17 +362,63 @@ func newStore(ctx context.Context, c redis.UniversalClient, opts Options, where 
 	if err := s.applySettings(ctx, opts); err != nil {
 		return nil, err
 	}
+	if err := s.countTotal(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// countTotal sets the namespace's total usage, the sum of its buckets',
+// when it has none (a namespace written by an earlier version of crumb,
+// which counted only its legacy bucket), so that the size cap counts it
+// from the first Put.
+func (s *Store) countTotal(ctx context.Context) error {
+	n, err := s.c.Exists(ctx, s.totalKey()).Result()
+	if err != nil || n == 1 {
+		return s.failIf("reading the usage", err)
+	}
+	bs := s.allBuckets()
+	cmds := make([]*redis.StringCmd, len(bs))
+	if _, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, b := range bs {
+			cmds[i] = p.Get(ctx, b.usage())
+		}
+		return nil
+	}); err != nil && !errors.Is(err, redis.Nil) {
+		return s.fail("reading the usage", err)
+	}
+	var total int64
+	for _, c := range cmds {
+		u, _ := c.Int64()
+		total += u
+	}
+	if total == 0 {
+		return nil
+	}
+	return s.failIf("counting the usage", s.c.SetNX(ctx, s.totalKey(), total, 0).Err())
+}
+
+// failIf is fail for an error that may be nil.
+func (s *Store) failIf(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return s.fail(what, err)
 }
 
 // Redact returns a store URL with its password hidden, for messages.
 func Redact(raw string) string { return redact(raw) }
 
-// redact returns a URL with its password hidden.
+// redact returns a URL with its passwords hidden: the user information's
+// and a password= parameter's (a Sentinel URL's password of the primary).
 func redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "redis URL"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }
@@ -270,11 +435,51 @@ func (s *Store) Settings() store.Settings {
 	return store.Settings{TTL: s.ttl, MaxBytes: s.maxBytes}
 }
 
+// buckets is the number of buckets a namespace's results are spread
+// over. Every bucket has a hash tag of its own, {NS:XX}, so on a Redis
+// Cluster each lives in a slot of its own and the buckets of a namespace
+// spread over every shard; a result and its index entries share its
+// bucket's tag, so every script touches one slot.
+const buckets = 128
+
+// bucket is the key prefix of a bucket: crumb:{NS:XX}: for the buckets of
+// this layout, crumb:{NS}: for the legacy one, in which a store of an
+// earlier version of crumb kept every result of the namespace.
+type bucket string
+
+func (b bucket) lru() string                { return string(b) + "lru" }
+func (b bucket) sizes() string              { return string(b) + "sizes" }
+func (b bucket) usage() string              { return string(b) + "usage" }
+func (b bucket) data(r store.Ref) string    { return string(b) + "r:" + string(r) }
+func (b bucket) stage(id string) string     { return string(b) + "s:" + id }
 func (s *Store) settingsKey() string        { return s.prefix + "settings" }
-func (s *Store) lruKey() string             { return s.prefix + "lru" }
-func (s *Store) sizesKey() string           { return s.prefix + "sizes" }
-func (s *Store) usageKey() string           { return s.prefix + "usage" }
-func (s *Store) dataKey(r store.Ref) string { return s.prefix + "r:" + string(r) }
+func (s *Store) totalKey() string           { return s.prefix + "total" }
+func (s *Store) legacy() bucket             { return bucket(s.prefix) }
+func (s *Store) dataKey(r store.Ref) string { return s.bucketOf(r).data(r) }
+
+// bucketN returns bucket i of the namespace.
+func (s *Store) bucketN(i int) bucket {
+	return bucket(fmt.Sprintf("crumb:{%s:%02x}:", s.ns, i))
+}
+
+// bucketOf returns the bucket of ref: the one its first two hex digits
+// name (a ref is a digest, so results spread evenly).
+func (s *Store) bucketOf(r store.Ref) bucket {
+	n, err := strconv.ParseUint(string(r[:2]), 16, 8)
+	if err != nil {
+		n = 0
+	}
+	return s.bucketN(int(n) % buckets)
+}
+
+// allBuckets returns every bucket of the namespace, the legacy one last.
+func (s *Store) allBuckets() []bucket {
+	out := make([]bucket, 0, buckets+1)
+	for i := range buckets {
+		out = append(out, s.bucketN(i))
+	}
+	return append(out, s.legacy())
+}
 
 // applySettings sets the lifecycle settings: those in opts, else those kept
 // in the settings key, else the defaults, and keeps the given ones.
@@ -394,9 +599,13 @@ func (s *Store) stage(ctx context.Context, r io.Reader, meta store.Meta) (*stage
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("store: put cancelled: %w", err)
 	}
-	var id [12]byte
-	rand.Read(id[:])
-	st := &staged{s: s, key: s.prefix + "s:" + hex.EncodeToString(id[:])}
+	// The chunks go to a staging key in a bucket chosen at random, as the
+	// ref is known only at the end; a result of one chunk (most) is written
+	// there, in its ref's bucket, and one of more is moved there at the end.
+	var rnd [13]byte
+	rand.Read(rnd[:])
+	id := hex.EncodeToString(rnd[1:])
+	st := &staged{s: s, key: s.bucketN(int(rnd[0]) % buckets).stage(id)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -413,11 +622,7 @@ func (s *Store) stage(ctx context.Context, r io.Reader, meta store.Meta) (*stage
 		fill       int
 	)
 	defer s.bufs.Put(bufp)
-	flush := func() error {
-		if fill == 0 {
-			return nil
-		}
-		idx.AddChunk(buf[:fill])
+	write := func() error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("store: put cancelled: %w", err)
 		}
@@ -432,6 +637,13 @@ func (s *Store) stage(ctx context.Context, r io.Reader, meta store.Meta) (*stage
 		chunks++
 		fill = 0
 		return nil
+	}
+	flush := func() error {
+		if fill == 0 {
+			return nil
+		}
+		idx.AddChunk(buf[:fill])
+		return write()
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -465,8 +677,8 @@ func (s *Store) stage(ctx context.Context, r io.Reader, meta store.Meta) (*stage
 			return nil, fmt.Errorf("store: reading result: %w", rerr)
 		}
 	}
-	if err := flush(); err != nil {
-		return nil, err
+	if fill > 0 {
+		idx.AddChunk(buf[:fill])
 	}
 	now := s.now()
 	info := store.Info{Created: now, Used: now, Meta: meta}
@@ -477,8 +689,65 @@ func (s *Store) stage(ctx context.Context, r io.Reader, meta store.Meta) (*stage
 		info.SourceSize = sourceSize
 	}
 	st.info = info
+	target := s.bucketOf(info.Ref).stage(id)
+	if chunks == 0 {
+		st.key = target
+	}
+	if fill > 0 {
+		if err := write(); err != nil {
+			return nil, err
+		}
+	}
+	if st.key != target {
+		if err := st.move(ctx, target, chunks); err != nil {
+			return nil, err
+		}
+	}
 	ok = true
 	return st, nil
+}
+
+// move copies the staged chunks to the staging key target, in the bucket
+// of the result's ref, one chunk at a time, and deletes the old staging
+// key: keys of two buckets may be on two shards of a cluster, which no
+// RENAME spans. On one server it renames the key.
+func (st *staged) move(ctx context.Context, target string, chunks int) error {
+	s, src := st.s, st.key
+	if _, cluster := s.c.(*redis.ClusterClient); !cluster {
+		// One server holds every slot: the key moves whole.
+		if err := s.c.Rename(ctx, src, target).Err(); err != nil {
+			if strings.Contains(err.Error(), "no such key") {
+				return fmt.Errorf("%w: storing %s: the result was lost while it was written (did Redis restart or evict it?); nothing was stored", ErrRedis, st.info.Ref)
+			}
+			return s.fail("moving a staged result", err)
+		}
+		st.key = target
+		return nil
+	}
+	st.key = target // what abort deletes from now on
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.c.Unlink(ctx, src)
+	}()
+	for i := range chunks {
+		field := strconv.Itoa(i)
+		b, err := s.c.HGet(ctx, src, field).Bytes()
+		if errors.Is(err, redis.Nil) {
+			return fmt.Errorf("%w: storing %s: part of the result was lost while it was written (did Redis restart or evict it?); nothing was stored", ErrRedis, st.info.Ref)
+		}
+		if err != nil {
+			return s.fail("moving a chunk", err)
+		}
+		if _, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.HSet(ctx, target, field, b)
+			p.PExpire(ctx, target, stageTTL)
+			return nil
+		}); err != nil {
+			return s.fail("moving a chunk", err)
+		}
+	}
+	return nil
 }
 
 // abort deletes the staging key; its expiry removes it if Redis cannot be
@@ -490,7 +759,8 @@ func (st *staged) abort() {
 }
 
 // publishScript renames a complete staged result into place and records
-// its use and size, in one atomic step. It refuses a staged result that
+// its use and size in its bucket, in one atomic step, and returns the
+// change of the bucket's usage. It refuses a staged result that
 // lacks a field (a chunk lost with a Redis restart or an eviction).
 //
 //	KEYS: stage, data, lru, sizes, usage
@@ -505,7 +775,8 @@ redis.call('pexpire', KEYS[2], ARGV[5])
 redis.call('zadd', KEYS[3], ARGV[4], ARGV[2])
 local old = tonumber(redis.call('hget', KEYS[4], ARGV[2]) or '0')
 redis.call('hset', KEYS[4], ARGV[2], ARGV[3])
-return redis.call('incrby', KEYS[5], tonumber(ARGV[3]) - old)
+redis.call('incrby', KEYS[5], tonumber(ARGV[3]) - old)
+return tonumber(ARGV[3]) - old
 `)
 
 // commit publishes the staged result, then evicts if the namespace went
@@ -513,7 +784,8 @@ return redis.call('incrby', KEYS[5], tonumber(ARGV[3]) - old)
 func (st *staged) commit(ctx context.Context) (store.Info, error) {
 	s := st.s
 	info := st.info
-	key := s.dataKey(info.Ref)
+	b := s.bucketOf(info.Ref)
+	key := b.data(info.Ref)
 	published := false
 	defer func() {
 		if !published {
@@ -521,7 +793,8 @@ func (st *staged) commit(ctx context.Context) (store.Info, error) {
 		}
 	}()
 	// Keep the creation time of a live result of the same content.
-	if old, err := s.lookup(ctx, info.Ref); err == nil && old.Digest == info.Digest && old.Created.Before(info.Created) {
+	old, oldIn, err := s.lookup(ctx, info.Ref)
+	if err == nil && old.Digest == info.Digest && old.Created.Before(info.Created) {
 		info.Created = old.Created
 	} else if err != nil && errors.Is(err, ErrRedis) {
 		return store.Info{}, err
@@ -533,8 +806,8 @@ func (st *staged) commit(ctx context.Context) (store.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return store.Info{}, fmt.Errorf("store: put cancelled: %w", err)
 	}
-	usage, err := publishScript.Run(ctx, s.c,
-		[]string{st.key, key, s.lruKey(), s.sizesKey(), s.usageKey()},
+	delta, err := publishScript.Run(ctx, s.c,
+		[]string{st.key, key, b.lru(), b.sizes(), b.usage()},
 		len(info.Chunks), string(info.Ref), info.Size, info.Used.UnixMilli(), s.expiry().Milliseconds(), data).Int64()
 	if err != nil {
 		if strings.Contains(err.Error(), "CRUMBPARTIAL") {
@@ -543,6 +816,16 @@ func (st *staged) commit(ctx context.Context) (store.Info, error) {
 		return store.Info{}, s.fail("publishing a result", err)
 	}
 	published = true
+	usage, err := s.c.IncrBy(ctx, s.totalKey(), delta).Result()
+	if err != nil {
+		s.log.Warn("redisstore: counting the namespace's usage failed (the next GC recounts it)", "namespace", s.ns, "err", err)
+	}
+	if oldIn == s.legacy() {
+		// Stored again in this layout: the legacy copy goes.
+		if freed, err := s.remove(ctx, oldIn, info.Ref, ""); err == nil {
+			usage -= max(0, freed)
+		}
+	}
 	if usage > s.maxBytes {
 		if _, err := s.evict(ctx, s.maxBytes-s.maxBytes/8, info.Ref, nil); err != nil {
 			s.log.Warn("redisstore: eviction over the size cap failed", "namespace", s.ns, "err", err)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/store/redisstore/redistest"
 	"github.com/crumb-dev/crumb/store/storetest"
@@ -122,7 +124,7 @@ func TestStagedIsInvisibleAndExpires(t *testing.T) {
 	ctx := context.Background()
 	data := storetest.Content(2, 3*store.ChunkSize)
 	r := &hookReader{data: data, at: 2 * store.ChunkSize, hook: func() {
-		keys, err := c.Keys(ctx, s.prefix+"s:*").Result()
+		keys, err := keysOf(ctx, c, s, "s:*").Result()
 		if err != nil || len(keys) != 1 {
 			t.Fatalf("staging keys during a Put = %v, %v; want one", keys, err)
 		}
@@ -139,7 +141,7 @@ func TestStagedIsInvisibleAndExpires(t *testing.T) {
 	if _, err := s.Put(ctx, r, store.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	if keys := c.Keys(ctx, s.prefix+"s:*").Val(); len(keys) != 0 {
+	if keys := keysOf(ctx, c, s, "s:*").Val(); len(keys) != 0 {
 		t.Errorf("staging keys after the Put: %v; want none", keys)
 	}
 	if !wantFoundOrMissing(t, s, storetest.RefFor(data), data) {
@@ -303,7 +305,7 @@ func TestNativeExpiry(t *testing.T) {
 	if st.Expired != 1 || st.ResultsKept != 0 || st.BytesKept != 0 {
 		t.Errorf("GC after native expiry = %+v; want 1 expired, nothing kept", st)
 	}
-	if n := c.HLen(ctx, s.sizesKey()).Val() + c.ZCard(ctx, s.lruKey()).Val(); n != 0 {
+	if n := len(keysOf(ctx, c, s, "lru").Val()) + len(keysOf(ctx, c, s, "sizes").Val()); n != 0 {
 		t.Errorf("the index keeps %d entries of an expired result", n)
 	}
 }
@@ -461,11 +463,11 @@ func TestAbortLeavesNothing(t *testing.T) {
 	}
 	obj := staged.Object()
 	staged.Abort()
-	if keys := c.Keys(ctx, s.prefix+"s:*").Val(); len(keys) != 1 {
+	if keys := keysOf(ctx, c, s, "s:*").Val(); len(keys) != 1 {
 		t.Errorf("staging keys after Abort, with the object open: %v; want one", keys)
 	}
 	obj.Close()
-	if keys := c.Keys(ctx, s.prefix+"*").Val(); len(keys) != 0 {
+	if keys := keysOf(ctx, c, s, "*").Val(); len(keys) != 0 {
 		t.Errorf("keys after Abort and Close: %v; want none", keys)
 	}
 }
@@ -600,7 +602,10 @@ func TestGCCapAndLostIndex(t *testing.T) {
 		refs = append(refs, info.Ref)
 		time.Sleep(2 * time.Millisecond) // distinct use times
 	}
-	c.Del(ctx, s.lruKey(), s.sizesKey(), s.usageKey())
+	for _, b := range s.allBuckets() {
+		c.Del(ctx, b.lru(), b.sizes(), b.usage())
+	}
+	c.Del(ctx, s.totalKey())
 	if list, err := s.List(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("List with the index lost = %d results, %v; want none until GC", len(list), err)
 	}
@@ -628,4 +633,20 @@ func TestGCCapAndLostIndex(t *testing.T) {
 			t.Errorf("Stat of result %d after eviction: %v; want the 2 oldest missing, the rest found", i, err)
 		}
 	}
+}
+
+// keysOf returns the keys of s's namespace, in every bucket and the legacy
+// one, whose names end in the pattern suffix (after "crumb:{NS...}:").
+func keysOf(ctx context.Context, c *redis.Client, s *Store, suffix string) *redis.StringSliceCmd {
+	all := redis.NewStringSliceCmd(ctx)
+	var keys []string
+	for _, pat := range []string{s.prefix + suffix, "crumb:{" + s.ns + ":*}:" + suffix} {
+		ks, err := c.Keys(ctx, pat).Result()
+		if err != nil {
+			all.SetErr(err)
+		}
+		keys = append(keys, ks...)
+	}
+	all.SetVal(keys)
+	return all
 }
