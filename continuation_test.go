@@ -277,3 +277,13 @@ func TestLostViewSaysWhatIsKnown(t *testing.T) {
 }
 
 func textfmtSize(n int) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+// corpusResult is the result of corpus case c, as kind k.
+func corpusResult(c *bench.Case, k crumb.Kind) crumb.Result {
+	res := crumb.Result{Tool: c.Tool, Args: c.Args, Kind: k, Body: c.Output, ExitCode: c.ExitCode, Command: c.Command,
+		OutputSchema: c.OutputSchema}
+	if res.Body == nil {
+		res.Body = []byte{}
+	}
+	return res
+}

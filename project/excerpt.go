@@ -88,7 +88,7 @@ func (e *excerptor) forward(from, limit int64, room int) (excerpt, int, error) {
 		s := e.render(l.Text, line, false)
 		n := e.cost(s)
 		if used+n > room || l.Cut {
-			if x.empty() && room > 8 && e.tooLong(l, n) {
+			if x.empty() && room > 8 {
 				k := e.fitPrefix(l.Text, line, room-2)
 				if k > 0 {
 					x.lines = append(x.lines, e.render(l.Text[:k], line, true)+" …")
@@ -159,17 +159,18 @@ func (e *excerptor) backward(end, limit int64, room int) (excerpt, int, error) {
 		if err != nil {
 			return excerpt{}, 0, err
 		}
-		s := e.render(l.Text, line, false)
-		n := e.cost(s)
-		if start >= limit && used+n <= room && !l.Cut {
-			rev = append(rev, s)
-			offs = append(offs, start)
-			x.first = line
-			used += n
-			pos = start
-			continue
+		if start >= limit {
+			s := e.render(l.Text, line, false)
+			if n := e.cost(s); used+n <= room && !l.Cut {
+				rev = append(rev, s)
+				offs = append(offs, start)
+				x.first = line
+				used += n
+				pos = start
+				continue
+			}
 		}
-		if len(rev) == 0 && room > 8 && e.tooLong(l, n) {
+		if len(rev) == 0 && room > 8 {
 			// Show the end of the line, which matters most at the end of
 			// a result.
 			contentEnd := l.End
@@ -201,13 +202,6 @@ func (e *excerptor) backward(end, limit int64, room int) (excerpt, int, error) {
 	x.offs = append(x.offs, end)
 	return x, used, nil
 }
-
-// tooLong reports whether line l, which costs n tokens whole, is too long
-// for the view's budget, the one kind of line an excerpt shows in part. A
-// line that fits the budget but not the room left is left out whole, so
-// that no view starts or ends inside a line it could show and what it omits
-// is read back by lines.
-func (e *excerptor) tooLong(l lines.Line, n int) bool { return l.Cut || n > e.in.Budget }
 
 // fitPrefix returns the length of the longest prefix of b whose rendering
 // fits in room tokens.
