@@ -787,9 +787,21 @@ func LineRenderer(ctx context.Context, st store.Store) recall.LineFunc {
 // read whole, since its view would name reads that cannot be served; the
 // caller shows the bytes in memory instead.
 func (g *Guard) project(ctx context.Context, kind Kind, in *project.Input, rc *Receipt) (project.Output, error) {
+	// Every source the projector reads is watched: the result, and the
+	// strings of an MCP result stored apart, which the store can lose
+	// (evict) as well.
 	watch := &readWatch{Source: in.Source}
 	in.Source = watch
 	defer func() { in.Source = watch.Source }()
+	spilled := in.Spilled
+	if len(spilled) > 0 {
+		in.Spilled = make(map[string]project.Spill, len(spilled))
+		for ptr, sp := range spilled {
+			sp.Source = &readWatch{Source: sp.Source, shared: watch}
+			in.Spilled[ptr] = sp
+		}
+		defer func() { in.Spilled = spilled }()
+	}
 	out, err := project.Project(ctx, kind, in)
 	if rerr := watch.failed(); rerr != nil {
 		return project.Output{}, fmt.Errorf("crumb: reading the %s result for its view: %w", kind, rerr)
@@ -813,14 +825,19 @@ func (g *Guard) project(ctx context.Context, kind Kind, in *project.Input, rc *R
 // goroutines.
 type readWatch struct {
 	project.Source
-	mu  sync.Mutex
-	err error
+	// shared, when set, is the watch that keeps the error instead.
+	shared *readWatch
+	mu     sync.Mutex
+	err    error
 }
 
 // ReadAt reads from the source and keeps its first error.
 func (w *readWatch) ReadAt(p []byte, off int64) (int, error) {
 	n, err := w.Source.ReadAt(p, off)
 	if err != nil && !errors.Is(err, io.EOF) {
+		if w.shared != nil {
+			w = w.shared
+		}
 		w.mu.Lock()
 		if w.err == nil {
 			w.err = err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/crumb-dev/crumb"
@@ -119,5 +120,31 @@ func TestSpilledStats(t *testing.T) {
 	st.Add([]store.Info{rec})
 	if want := int64(len(s.whole)) - int64(v.Receipt.ViewBytes); st.SavedBytes != want {
 		t.Errorf("saved bytes %d, want %d (whole %d, view %d, skeleton stored %d)", st.SavedBytes, want, len(s.whole), v.Receipt.ViewBytes, rec.Size)
+	}
+}
+
+// lostSource is a Source whose reads fail, as a Redis object evicted after
+// it was opened does.
+type lostSource struct{ project.Source }
+
+func (lostSource) ReadAt([]byte, int64) (int, error) {
+	return 0, fmt.Errorf("evicted: %w", store.ErrMissing)
+}
+
+// TestSpilledLostWhileProjecting: when the text an MCP result stored apart
+// cannot be read back while the view is built (evicted after it was
+// opened), the receipt says the result was not kept and why, as when the
+// result itself is lost; the view is never the skeleton projected as if the
+// note in the text's place were the text.
+func TestSpilledLostWhileProjecting(t *testing.T) {
+	s := spillResult(t, true)
+	s.spill.Source = lostSource{s.spill.Source}
+	v := s.project(t)
+	rc := v.Receipt
+	if rc.StoreError == "" || rc.Stored || rc.Output != crumb.OutputFallback {
+		t.Errorf("receipt: stored %v, output %q, store error %q; want not stored, fallback, and why", rc.Stored, rc.Output, rc.StoreError)
+	}
+	if rc.ProjectError != "" {
+		t.Errorf("a lost text is not a projector's error: %q", rc.ProjectError)
 	}
 }
