@@ -112,7 +112,7 @@ func projectCommand(ctx context.Context, in *Input) (Output, error) {
 // or, given the scan s of a prescan that read [0, from), over the rest.
 func cmdScanSource(ctx context.Context, in *Input, s *cmdScan, from int64) (*cmdScan, error) {
 	if s == nil {
-		s, from = newCmdScan(intentOf(in.Args)), 0
+		s, from = newCmdScan(in.Call().Intent), 0
 	}
 	size := in.Source.Size()
 	buf := make([]byte, min(int64(store.ChunkSize), max(size, 1)))
@@ -209,16 +209,10 @@ func cmdCommandLine(in *Input) string {
 	if len(in.Command) > 0 {
 		return cmdQuoteArgs(in.Command)
 	}
-	if len(in.Args) == 0 {
-		return ""
-	}
-	var args map[string]json.RawMessage
-	if json.Unmarshal(in.Args, &args) != nil {
-		return ""
-	}
+	a := in.Call()
 	for _, k := range []string{"command", "cmd"} {
-		raw, ok := args[k]
-		if !ok {
+		raw := a.RawArg(k)
+		if raw == nil {
 			continue
 		}
 		var s string

@@ -105,7 +105,7 @@ func cmdScanInput(ctx context.Context, in *Input, doc *lines.Doc) (*cmdScan, *cm
 		return s, nil, err
 	}
 	if pre == nil {
-		pre, done = newCmdScan(intentOf(in.Args)), 0
+		pre, done = newCmdScan(in.Call().Intent), 0
 	}
 	c := &cmdSampler{s: pre, src: in.Source, doc: doc, size: in.Source.Size()}
 	c.buf = make([]byte, min(int64(store.ChunkSize), c.size))

@@ -168,12 +168,12 @@ func (v *fileView) projectSniffedFile(ctx context.Context) (Output, bool, error)
 		return Output{}, false, nil
 	}
 	a := v.args
-	named := langOf(a.path, nil) != nil
+	named := langOf(a.Path, nil) != nil
 	var out Output
 	switch {
-	case s.report() && !named && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "":
+	case s.report() && !named && !a.HasRange && a.Tail == 0 && a.Symbol == "" && a.Pattern == "":
 		out, err = projectCommand(ctx, v.in)
-	case s.isLog && !a.hasIntent():
+	case s.isLog && !a.HasIntent():
 		out, err = projectLog(ctx, v.in, s.log)
 	default:
 		return Output{}, false, nil

@@ -130,7 +130,7 @@ func projectDir(ctx context.Context, in *Input) (Output, error) {
 	}
 	v := &dirView{in: in, e: e, format: format}
 	v.l.title = "dir"
-	if p := displayPath(parseFileArgs(in.Args).path); p != "" {
+	if p := displayPath(in.Call().Path); p != "" {
 		v.l.title += " " + p
 	}
 	size := e.doc.Size()

@@ -103,13 +103,13 @@ var listingStems = func() map[string]bool {
 // name what is listed rather than what is sought in it ("tree" for tree,
 // "net" for ls -R net/), and are left out.
 func newDirMatcher(in *Input) *dirMatcher {
-	intent := intentOf(in.Args)
+	intent := in.Call().Intent
 	if intent == "" {
 		return nil
 	}
 	call := map[string]bool{}
-	a := normArgs(in.Args)
-	for _, s := range append([]string{a.str("command", "cmd"), a.str("path", "directory", "dir")}, in.Command...) {
+	a := in.Call()
+	for _, s := range append([]string{a.Arg("command", "cmd"), a.Arg("path", "directory", "dir")}, in.Command...) {
 		for _, f := range strings.Fields(strings.ToLower(s)) {
 			if strings.HasPrefix(f, "-") {
 				continue // a flag: find's -type, -name and -size are words of their own

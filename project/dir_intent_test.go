@@ -289,7 +289,7 @@ func FuzzDirIntent(f *testing.F) {
 		if args == "" {
 			args = string(fx.Args)
 		}
-		f.Add(fx.output[:min(len(fx.output), 8000)], intentOf(json.RawMessage(args)), uint16(300))
+		f.Add(fx.output[:min(len(fx.output), 8000)], IntentOf(json.RawMessage(args)), uint16(300))
 	}
 	f.Add([]byte(".\n├── a\n│   └── bee\n└── c\n    └── bee\n\n2 directories, 2 files\n"), "the bee", uint16(5))
 	f.Add([]byte("x:\ntotal 0\n-rw-r--r-- 1 a b 1 Jan  1 12:00 fox\n\nx/y:\n-rw-r--r-- 1 a b 1 Jan  1 12:00 fox\n"), "foxes", uint16(7))

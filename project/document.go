@@ -435,7 +435,7 @@ func sortExcerpts(xs []excerpt) {
 // projector to show it. A command that failed is the command projector's
 // too: its error is the evidence.
 func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool, error) {
-	intent := intentOf(in.Args)
+	intent := in.Call().Intent
 	if in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
 		return Output{}, false, nil
 	}

@@ -2,13 +2,11 @@ package project
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
@@ -69,7 +67,7 @@ type fileView struct {
 	in   *Input
 	e    *excerptor
 	nb   numbering
-	args fileArgs
+	args Call
 	defs *defFinder
 	l    layout
 	// bundle tracks the regions of a bundle of files that the intent's
@@ -82,7 +80,7 @@ func newFileView(in *Input) (*fileView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("project: file: %w", err)
 	}
-	v := &fileView{in: in, e: e, args: parseFileArgs(in.Args)}
+	v := &fileView{in: in, e: e, args: in.Call()}
 	v.nb, err = detectNumbering(e)
 	if err != nil {
 		return nil, fmt.Errorf("project: file: %w", err)
@@ -95,10 +93,10 @@ func newFileView(in *Input) (*fileView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("project: file: %w", err)
 	}
-	lg := langOf(v.args.path, head)
+	lg := langOf(v.args.Path, head)
 	v.defs = &defFinder{in: in, lang: lg, strip: v.nb.on, total: e.total}
 	v.l.title = "file"
-	if p := displayPath(v.args.path); p != "" {
+	if p := displayPath(v.args.Path); p != "" {
 		v.l.title += " " + p
 	}
 	if lg != nil {
@@ -145,11 +143,11 @@ func (v *fileView) project(ctx context.Context) (Output, error) {
 	}
 	// A document (no source language) is shown by its sections, unless
 	// the read asked for lines, a symbol or a pattern (document.go).
-	if a := v.args; (v.defs.lang == nil || v.defs.lang == langMd) && !a.hasRange && a.tail == 0 && a.symbol == "" && a.pattern == "" {
-		if df, ok, err := sniffDocument(e, a.path); err != nil {
+	if a := v.args; (v.defs.lang == nil || v.defs.lang == langMd) && !a.HasRange && a.Tail == 0 && a.Symbol == "" && a.Pattern == "" {
+		if df, ok, err := sniffDocument(e, a.Path); err != nil {
 			return Output{}, err
 		} else if ok {
-			out, ok, err := documentView(ctx, e, v.l, df, a.intent, v.nb.on, fileHeadShare)
+			out, ok, err := documentView(ctx, e, v.l, df, a.Intent, v.nb.on, fileHeadShare)
 			if err != nil || ok && v.in.Counter.Count(out.Text) <= v.in.Budget {
 				return out, err
 			}
@@ -424,13 +422,13 @@ func (f *focusPlan) boost() func(*srcDef) int {
 func (v *fileView) focus(ctx context.Context) (*focusPlan, error) {
 	a := v.args
 	switch {
-	case a.hasRange:
+	case a.HasRange:
 		return v.focusRange(), nil
-	case a.symbol != "":
+	case a.Symbol != "":
 		return v.focusSymbol(ctx)
-	case a.pattern != "":
+	case a.Pattern != "":
 		return v.focusPattern(ctx)
-	case a.intent != "":
+	case a.Intent != "":
 		return v.focusIntent(ctx)
 	}
 	return nil, nil
@@ -444,9 +442,9 @@ func (v *fileView) context(a, b, n int64) focusRegion {
 func (v *fileView) focusRange() *focusPlan {
 	a := v.args
 	total := v.e.total
-	from, to := a.from, a.to
-	if a.tail > 0 {
-		from, to = total-a.tail+1, total
+	from, to := a.From, a.To
+	if a.Tail > 0 {
+		from, to = total-a.Tail+1, total
 	} else if v.nb.on {
 		// The tool's numbers are the file's; stored lines count from 1.
 		from -= v.nb.first - 1
@@ -510,9 +508,9 @@ func (v *fileView) bestDef(ctx context.Context, score func(*srcDef) int) (*srcDe
 }
 
 func (v *fileView) focusSymbol(ctx context.Context) (*focusPlan, error) {
-	sym := normalizeSymbol(v.args.symbol)
+	sym := normalizeSymbol(v.args.Symbol)
 	if v.defs.lang == nil {
-		return v.focusPatternOf(ctx, regexp.QuoteMeta(v.args.symbol), "symbol "+strconv.Quote(fileClip(v.args.symbol, 60)))
+		return v.focusPatternOf(ctx, regexp.QuoteMeta(v.args.Symbol), "symbol "+strconv.Quote(fileClip(v.args.Symbol, 60)))
 	}
 	best, others, err := v.bestDef(ctx, func(d *srcDef) int {
 		switch {
@@ -527,9 +525,9 @@ func (v *fileView) focusSymbol(ctx context.Context) (*focusPlan, error) {
 		return nil, err
 	}
 	if best == nil {
-		return &focusPlan{note: fmt.Sprintf("[the read asked for symbol %s: no definition by that name; showing the head and the tail]", strconv.Quote(fileClip(v.args.symbol, 60)))}, nil
+		return &focusPlan{note: fmt.Sprintf("[the read asked for symbol %s: no definition by that name; showing the head and the tail]", strconv.Quote(fileClip(v.args.Symbol, 60)))}, nil
 	}
-	note := fmt.Sprintf("[focus: %s (%s), the definition of %s the read asked for", fileClip(best.text, 80), linesText(best.line, max(best.end, best.line)), fileClip(v.args.symbol, 60))
+	note := fmt.Sprintf("[focus: %s (%s), the definition of %s the read asked for", fileClip(best.text, 80), linesText(best.line, max(best.end, best.line)), fileClip(v.args.Symbol, 60))
 	f := &focusPlan{regions: []focusRegion{v.context(best.start, max(best.end, best.line), focusContext)}, near: best}
 	if len(others) > 0 {
 		// The others by that name (overloads, declarations and their
@@ -580,14 +578,14 @@ func fileClip(s string, n int) string {
 }
 
 func (v *fileView) focusPattern(ctx context.Context) (*focusPlan, error) {
-	p := v.args.pattern
+	p := v.args.Pattern
 	if _, err := regexp.Compile(p); err != nil {
 		p = regexp.QuoteMeta(p)
 	}
-	if v.args.ignoreCase {
+	if v.args.IgnoreCase {
 		p = "(?i)" + p
 	}
-	return v.focusPatternOf(ctx, p, "pattern "+strconv.Quote(fileClip(v.args.pattern, 60)))
+	return v.focusPatternOf(ctx, p, "pattern "+strconv.Quote(fileClip(v.args.Pattern, 60)))
 }
 
 // maxMatchLines bounds the matching lines a pattern focus remembers.
@@ -679,179 +677,12 @@ func matchesText(n int) string {
 	return textfmt.Int(int64(n)) + " matches"
 }
 
-// fileArgs is what a read's arguments say about the file and what the read
-// is after.
-type fileArgs struct {
-	path string
-	// hasRange reports a line range: from and to in the file's numbering,
-	// inclusive, to 0 for "to the end"; tail > 0 asks for the last lines.
-	hasRange   bool
-	from, to   int64
-	tail       int64
-	symbol     string
-	pattern    string
-	ignoreCase bool
-	intent     string
-}
-
-// hasIntent reports whether the read asked for something in particular: a
-// range, a symbol, a pattern or an intent.
-func (a fileArgs) hasIntent() bool {
-	return a.hasRange || a.tail > 0 || a.symbol != "" || a.pattern != "" || a.intent != ""
-}
-
-func (a fileArgs) rangeText() string {
+func (a Call) rangeText() string {
 	switch {
-	case a.tail > 0:
-		return "the last " + textfmt.Plural(a.tail, "line")
-	case a.to == 0:
-		return "the lines from " + textfmt.Int(a.from)
+	case a.Tail > 0:
+		return "the last " + textfmt.Plural(a.Tail, "line")
+	case a.To == 0:
+		return "the lines from " + textfmt.Int(a.From)
 	}
-	return linesText(a.from, a.to)
-}
-
-// parseFileArgs reads what a read's arguments say. Unknown or malformed
-// arguments are ignored: they only steer the view.
-func parseFileArgs(raw json.RawMessage) fileArgs {
-	var a fileArgs
-	args := normArgs(raw)
-	if args == nil {
-		return a
-	}
-	str := args.str
-	num := func(keys ...string) (int64, bool) {
-		for _, k := range keys {
-			if n, ok := jsonInt(args[k]); ok {
-				return n, true
-			}
-		}
-		return 0, false
-	}
-	a.path = str("path", "filepath", "filename", "file", "targetfile", "relativepath", "absolutepath", "uri", "target")
-	a.path = strings.TrimPrefix(a.path, "file://")
-
-	for _, k := range []string{"viewrange", "linerange", "range", "lines"} {
-		if f, t, ok := jsonRange(args[k]); ok {
-			a.hasRange, a.from, a.to = true, f, t
-			break
-		}
-	}
-	if !a.hasRange {
-		if f, ok := num("startline", "linestart", "fromline"); ok {
-			a.hasRange, a.from = true, max(f, 1)
-			if t, ok := num("endline", "lineend", "toline"); ok && t >= f {
-				a.to = t
-			}
-		} else if t, ok := num("endline"); ok && t > 0 {
-			a.hasRange, a.from, a.to = true, 1, t
-		}
-	}
-	if !a.hasRange {
-		if f, ok := num("offset"); ok && f >= 0 {
-			a.hasRange, a.from = true, max(f, 1)
-			if n, ok := num("limit"); ok && n > 0 {
-				a.to = a.from + n - 1
-			}
-		} else if n, ok := num("limit"); ok && n > 0 {
-			a.hasRange, a.from, a.to = true, 1, n
-		}
-	}
-	if !a.hasRange {
-		if f, t, ok := jsonRange(args["line"]); ok {
-			a.hasRange, a.from, a.to = true, f, t
-		} else if n, ok := num("head"); ok && n > 0 {
-			a.hasRange, a.from, a.to = true, 1, n
-		} else if n, ok := num("tail"); ok && n > 0 {
-			a.hasRange, a.tail = true, n
-		}
-	}
-	a.symbol = str("symbol", "symbolname", "function", "functionname", "definition")
-	if a.symbol == "" {
-		if n := str("name"); looksLikeSymbol(n) {
-			a.symbol = n
-		}
-	}
-	a.pattern = str("pattern", "regex", "regexp", "grep", "query", "search")
-	for _, k := range []string{"ignorecase", "caseinsensitive", "i", "nocase"} {
-		var b bool
-		if json.Unmarshal(args[k], &b) == nil && b {
-			a.ignoreCase = true
-		}
-	}
-	a.intent = str(intentKeys...)
-	return a
-}
-
-// jsonInt reads a whole number, or a string that holds one.
-func jsonInt(raw json.RawMessage) (int64, bool) {
-	if len(raw) == 0 {
-		return 0, false
-	}
-	var f float64
-	if json.Unmarshal(raw, &f) == nil && f == float64(int64(f)) {
-		return int64(f), true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
-			return n, true
-		}
-	}
-	return 0, false
-}
-
-// jsonRange reads a line range: [a, b] (b = -1 for "to the end"), "A:B",
-// "A-B", "A:" or a single line.
-func jsonRange(raw json.RawMessage) (from, to int64, ok bool) {
-	if len(raw) == 0 {
-		return 0, 0, false
-	}
-	var pair []json.RawMessage
-	if json.Unmarshal(raw, &pair) == nil {
-		if len(pair) != 2 {
-			return 0, 0, false
-		}
-		a, ok1 := jsonInt(pair[0])
-		b, ok2 := jsonInt(pair[1])
-		if !ok1 || !ok2 || a < 1 && a != 0 {
-			return 0, 0, false
-		}
-		if b < 0 {
-			b = 0
-		} else if b < a {
-			return 0, 0, false
-		}
-		return max(a, 1), b, true
-	}
-	if n, ok := jsonInt(raw); ok && n > 0 {
-		return n, n, true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return 0, 0, false
-	}
-	span, err := recall.ParseSpan(s)
-	if err != nil || span.From < 1 || span.To != 0 && span.To < span.From {
-		return 0, 0, false
-	}
-	return span.From, span.To, true
-}
-
-// looksLikeSymbol reports whether a "name" argument names a symbol rather
-// than a file: an identifier, possibly qualified, without a file extension.
-func looksLikeSymbol(s string) bool {
-	if s == "" || len(s) > 200 || strings.ContainsAny(s, "/\\ ") {
-		return false
-	}
-	if i := strings.LastIndexByte(s, '.'); i >= 0 {
-		if _, ok := langByExt[strings.ToLower(s[i:])]; ok {
-			return false
-		}
-		switch strings.ToLower(s[i:]) {
-		case ".txt", ".json", ".yaml", ".yml", ".toml", ".html", ".css", ".xml", ".csv", ".log", ".cfg", ".ini", ".lock", ".sum", ".mod":
-			return false
-		}
-	}
-	r, _ := utf8.DecodeRuneInString(s)
-	return r == '_' || r == '(' || unicode.IsLetter(r)
+	return linesText(a.From, a.To)
 }

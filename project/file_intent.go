@@ -74,8 +74,8 @@ type defCand struct {
 // the runners-up) and the line that scores highest, when no definition
 // shown holds it, with the lines that enclose it.
 func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
-	it := rank.Parse(v.args.intent)
-	asked := "intent " + strconv.Quote(fileClip(v.args.intent, 60))
+	it := rank.Parse(v.args.Intent)
+	asked := "intent " + strconv.Quote(fileClip(v.args.Intent, 60))
 	if len(it.Words) == 0 {
 		return nil, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -790,34 +791,36 @@ func TestFileWhole(t *testing.T) {
 	}
 }
 
-func TestParseFileArgs(t *testing.T) {
+func TestParseCall(t *testing.T) {
 	for _, c := range []struct {
 		args string
-		want fileArgs
+		want Call
 	}{
-		{`{"path": "a/b.go"}`, fileArgs{path: "a/b.go"}},
-		{`{"file_path": "x.py", "offset": 10, "limit": 5}`, fileArgs{path: "x.py", hasRange: true, from: 10, to: 14}},
-		{`{"filePath": "x.py", "offset": 10}`, fileArgs{path: "x.py", hasRange: true, from: 10}},
-		{`{"path": "x", "view_range": [3, -1]}`, fileArgs{path: "x", hasRange: true, from: 3}},
-		{`{"path": "x", "view_range": [3, 9]}`, fileArgs{path: "x", hasRange: true, from: 3, to: 9}},
-		{`{"lines": "41:240"}`, fileArgs{hasRange: true, from: 41, to: 240}},
-		{`{"lines": "41-240"}`, fileArgs{hasRange: true, from: 41, to: 240}},
-		{`{"line": 7}`, fileArgs{hasRange: true, from: 7, to: 7}},
-		{`{"start_line": "5", "end_line": 9}`, fileArgs{hasRange: true, from: 5, to: 9}},
-		{`{"head": 20}`, fileArgs{hasRange: true, from: 1, to: 20}},
-		{`{"tail": 20}`, fileArgs{hasRange: true, tail: 20}},
-		{`{"uri": "file:///a/b.rs", "symbol": "Foo::bar"}`, fileArgs{path: "/a/b.rs", symbol: "Foo::bar"}},
-		{`{"name": "main.go"}`, fileArgs{}},
-		{`{"name": "Serve"}`, fileArgs{symbol: "Serve"}},
-		{`{"pattern": "err(or)?", "-i": true, "ignore_case": true}`, fileArgs{pattern: "err(or)?", ignoreCase: true}},
-		{`{"intent": "find the retry loop"}`, fileArgs{intent: "find the retry loop"}},
-		{`{"view_range": [9, 3]}`, fileArgs{}},
-		{`{"lines": "x"}`, fileArgs{}},
-		{`[1, 2]`, fileArgs{}},
-		{`not json`, fileArgs{}},
+		{`{"path": "a/b.go"}`, Call{Path: "a/b.go"}},
+		{`{"file_path": "x.py", "offset": 10, "limit": 5}`, Call{Path: "x.py", HasRange: true, From: 10, To: 14}},
+		{`{"filePath": "x.py", "offset": 10}`, Call{Path: "x.py", HasRange: true, From: 10}},
+		{`{"path": "x", "view_range": [3, -1]}`, Call{Path: "x", HasRange: true, From: 3}},
+		{`{"path": "x", "view_range": [3, 9]}`, Call{Path: "x", HasRange: true, From: 3, To: 9}},
+		{`{"lines": "41:240"}`, Call{HasRange: true, From: 41, To: 240}},
+		{`{"lines": "41-240"}`, Call{HasRange: true, From: 41, To: 240}},
+		{`{"line": 7}`, Call{HasRange: true, From: 7, To: 7}},
+		{`{"start_line": "5", "end_line": 9}`, Call{HasRange: true, From: 5, To: 9}},
+		{`{"head": 20}`, Call{HasRange: true, From: 1, To: 20}},
+		{`{"tail": 20}`, Call{HasRange: true, Tail: 20}},
+		{`{"uri": "file:///a/b.rs", "symbol": "Foo::bar"}`, Call{Path: "/a/b.rs", Symbol: "Foo::bar"}},
+		{`{"name": "main.go"}`, Call{}},
+		{`{"name": "Serve"}`, Call{Symbol: "Serve"}},
+		{`{"pattern": "err(or)?", "-i": true, "ignore_case": true}`, Call{Pattern: "err(or)?", IgnoreCase: true}},
+		{`{"intent": "find the retry loop"}`, Call{Intent: "find the retry loop"}},
+		{`{"view_range": [9, 3]}`, Call{}},
+		{`{"lines": "x"}`, Call{}},
+		{`[1, 2]`, Call{}},
+		{`not json`, Call{}},
 	} {
-		if got := parseFileArgs(json.RawMessage(c.args)); got != c.want {
-			t.Errorf("parseFileArgs(%s) = %+v, want %+v", c.args, got, c.want)
+		got := ParseCall(json.RawMessage(c.args))
+		got.args = nil // the arguments themselves, read by Arg and Paths
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseCall(%s) = %+v, want %+v", c.args, got, c.want)
 		}
 	}
 }

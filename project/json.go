@@ -26,7 +26,7 @@ func init() {
 // --pointer /items/3, or --jq '.items[] | select(.status == "failed")').
 // A document that fits the budget is shown whole, as it is, or else
 // without the white space between its tokens when that fits. When the call
-// carries an intent (see intentOf), the parts whose keys and values match
+// carries an intent (see Call.Intent), the parts whose keys and values match
 // its words come first, the best first, each with its pointer and as the
 // document writes it (see json_intent.go). Base64 data inside it is stored
 // apart and shown as a reference to its bytes.
@@ -48,7 +48,7 @@ func projectJSON(ctx context.Context, in *Input) (Output, error) {
 	if p != nil {
 		err = p.finish(ctx, in.Source, cut)
 	} else {
-		p, err = scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(intentOf(in.Args)))
+		p, err = scanJSON(ctx, in.Source, in.Source.Size(), newJSONMatcher(in.Call().Intent))
 	}
 	if err != nil {
 		return Output{}, err

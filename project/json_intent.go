@@ -15,7 +15,7 @@ import (
 )
 
 // Intent in a JSON document. When the call says what it is after (see
-// intentOf), the pass matches the intent (rank.Parse) against every key and
+// Call.Intent), the pass matches the intent (rank.Parse) against every key and
 // every scalar value with the shared matcher (rank.Matcher): a word is met
 // exactly, whole, in another form or in part, inside the identifiers of a
 // key or value (so that "httptrace" meets "net/http/httptrace" and

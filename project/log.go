@@ -3,7 +3,6 @@ package project
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -359,7 +358,7 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 	// was being stored: the scan carries on from where it stopped.
 	s, done := in.Prescan.take(ctx, f, size)
 	if s == nil {
-		s, done = newLogScan(f, in.Args), 0
+		s, done = newLogScan(f, in.Call().Intent), 0
 	}
 	spans, sampled := logPlan(size)
 	s.sampled = sampled
@@ -422,8 +421,8 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 }
 
 // newLogScan returns the state of a scan that has read nothing yet.
-func newLogScan(f logFormat, args json.RawMessage) *logScan {
-	return &logScan{f: f, miner: drain.New(drain.Options{}), groups: newLogGroups(), intent: newLogIntent(intentOf(args))}
+func newLogScan(f logFormat, intent string) *logScan {
+	return &logScan{f: f, miner: drain.New(drain.Options{}), groups: newLogGroups(), intent: newLogIntent(intent)}
 }
 
 // window scans the lines that start in [from, to), from (a line start)

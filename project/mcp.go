@@ -572,7 +572,7 @@ func (m *mcpProjection) block(i int, b object) error {
 			m.out = append(m.out, contentOut{raw: raw})
 			return nil
 		}
-		if secs := splitSections(string(text), argPaths(m.in.Args)); secs != nil {
+		if secs := splitSections(string(text), m.in.Call().Paths()); secs != nil {
 			c := contentOut{raw: raw, spilled: sp != nil}
 			for _, sec := range secs {
 				it := &textItem{text: []byte(sec.body), block: b, field: "text", label: "file " + sec.path + " in text block " + strconv.Itoa(i),

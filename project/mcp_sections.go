@@ -3,7 +3,6 @@ package project
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
 	"strings"
 )
 
@@ -22,34 +21,6 @@ import (
 type section struct {
 	path             string
 	head, body, tail string
-}
-
-// argPaths returns the paths a call's arguments list: the strings of the
-// first argument (by name, in sorted order) that is an array of two or more
-// strings.
-func argPaths(raw json.RawMessage) []string {
-	a := normArgs(raw)
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		var list []string
-		if json.Unmarshal(a[k], &list) != nil || len(list) < 2 {
-			continue
-		}
-		ok := true
-		for _, s := range list {
-			if strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\n\r") {
-				ok = false
-			}
-		}
-		if ok {
-			return list
-		}
-	}
-	return nil
 }
 
 // splitSections splits a text block into the files it holds: each starts

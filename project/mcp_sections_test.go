@@ -26,9 +26,9 @@ func TestArgPaths(t *testing.T) {
 		{`[1, 2]`, nil},
 		{``, nil},
 	} {
-		got := argPaths(json.RawMessage(tc.args))
+		got := ParseCall(json.RawMessage(tc.args)).Paths()
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("argPaths(%s) = %q, want %q", tc.args, got, tc.want)
+			t.Errorf("ParseCall(%s).Paths() = %q, want %q", tc.args, got, tc.want)
 		}
 	}
 }

@@ -31,7 +31,7 @@ import (
 // the projector as Input.Prescan, and call Release once the projection is
 // done. One writer and one projector may use it at once.
 type Prescan struct {
-	args    json.RawMessage
+	intent  string // the intent of the call's arguments
 	blocks  chan []byte
 	free    chan []byte
 	stopped atomic.Bool   // the goroutine wants no more bytes
@@ -85,7 +85,7 @@ func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 			p.runCommand()
 		}()
 		return p
-	case kind != KindText || newLogIntent(intentOf(args)) != nil:
+	case kind != KindText || newLogIntent(ParseCall(args).Intent) != nil:
 		return nil
 	}
 	// The head, and the end of the line that straddles its end, if it is
@@ -101,13 +101,13 @@ func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 // newPrescan returns a prescan that can use the first limit bytes, whose
 // goroutine is yet to start.
 func newPrescan(args json.RawMessage, limit int64) *Prescan {
-	return &Prescan{args: args, limit: limit, blocks: make(chan []byte, prescanQueue),
+	return &Prescan{intent: ParseCall(args).Intent, limit: limit, blocks: make(chan []byte, prescanQueue),
 		free: make(chan []byte, prescanQueue+1), done: make(chan struct{}), quit: make(chan struct{})}
 }
 
 // runCommand scans a command's output as its bytes arrive, up to the limit.
 func (p *Prescan) runCommand() {
-	s := newCmdScan(intentOf(p.args))
+	s := newCmdScan(p.intent)
 	for b := range p.blocks {
 		s.Write(b)
 		p.at += int64(len(b))
@@ -269,7 +269,7 @@ func (p *Prescan) runLog() {
 		if !p.isLog {
 			return false
 		}
-		p.s = newLogScan(p.f, p.args)
+		p.s = newLogScan(p.f, p.intent)
 		p.s.startPipe()
 		return feed(head)
 	}

@@ -76,7 +76,7 @@ func (p *Prescan) runJSON() {
 		}
 	}()
 	rd := &jsonStreamReader{p: p}
-	pass := newJSONPass(rd, 0, jsonSample.head, true, newJSONMatcher(intentOf(p.args)))
+	pass := newJSONPass(rd, 0, jsonSample.head, true, newJSONMatcher(p.intent))
 	rd.pass = pass
 	pass.s.Stream(rd.more)
 	j.at, j.err = pass.run(ctx)

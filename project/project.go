@@ -10,6 +10,7 @@
 package project
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -119,6 +120,8 @@ type Input struct {
 	// it streamed in (see [Prescan]); the projector carries on from it.
 	// Nil means the projector reads everything itself.
 	Prescan *Prescan
+
+	call *callCache // Args parsed (see Input.Call)
 }
 
 // Spill is a string of a result stored apart: its ref, its decoded text,
@@ -211,6 +214,9 @@ func Project(ctx context.Context, k Kind, in *Input) (Output, error) {
 	// Budgets outside recall's bounds are brought inside them: the sizes
 	// projectors derive from a budget must not overflow.
 	in.Budget = min(max(in.Budget, recall.MinBudget), recall.MaxBudget)
+	if c := in.call; c == nil || !bytes.Equal(c.args, in.Args) {
+		in.call = &callCache{args: in.Args, call: ParseCall(in.Args)}
+	}
 	return For(k).Project(ctx, in)
 }
 

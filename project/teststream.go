@@ -46,7 +46,7 @@ const reportRangeCost = 6
 // when it holds none (or it is small enough to be shown whole by the
 // projector of its kind).
 func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, error) {
-	if a := parseFileArgs(in.Args); k == KindFile && (a.hasRange || a.tail > 0 || a.symbol != "" || a.pattern != "") {
+	if a := in.Call(); k == KindFile && (a.HasRange || a.Tail > 0 || a.Symbol != "" || a.Pattern != "") {
 		return Output{}, false, nil // a read of a part of the file shows that part
 	}
 	size := in.Source.Size()
@@ -79,7 +79,7 @@ func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, er
 		// that holds such output): they decode it.
 		return Output{}, false, nil
 	}
-	if k == KindFile && langOf(parseFileArgs(in.Args).path, nil) != nil {
+	if k == KindFile && langOf(in.Call().Path, nil) != nil {
 		return Output{}, false, nil // source code, whatever it holds
 	}
 	rep, err := teststream.Decode(ctx, in.Source, size, f)
@@ -99,7 +99,7 @@ func projectTestReport(ctx context.Context, in *Input, k Kind) (Output, bool, er
 		return Output{}, false, err
 	}
 	v := &reportView{in: in, e: e, rep: rep, kind: k, quoted: map[int64]bool{}}
-	out, err := v.render(teststream.Units(rep, rank.Parse(intentOf(in.Args))))
+	out, err := v.render(teststream.Units(rep, rank.Parse(in.Call().Intent)))
 	if err != nil {
 		return Output{}, false, err
 	}

@@ -41,11 +41,11 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 	// A document is shown by its sections (document.go), the call may
 	// name the file it is; other text read for an intent, by the blocks
 	// of lines that best match it.
-	df, ok, err := sniffDocument(e, parseFileArgs(in.Args).path)
+	df, ok, err := sniffDocument(e, in.Call().Path)
 	if err != nil {
 		return Output{}, err
 	}
-	intent := intentOf(in.Args)
+	intent := in.Call().Intent
 	if !ok && intent != "" {
 		df, ok = sections.Blocks, true
 	}
