@@ -99,7 +99,7 @@ func cmdScanInput(ctx context.Context, in *Input, doc *lines.Doc) (*cmdScan, *cm
 	spans, sampled := cmdPlan(in.Source.Size())
 	// A prescan may have scanned the start already, while the output was
 	// being stored: the scan goes on from where it stopped.
-	pre, done := in.Prescan.takeCommand(ctx, in.Source.Size())
+	pre, done := takeCommand(ctx, in.Prescan, in.Source.Size())
 	if !sampled || !cmdIndexed(in) {
 		s, err := cmdScanSource(ctx, in, pre, done)
 		return s, nil, err

@@ -43,7 +43,7 @@ func projectJSON(ctx context.Context, in *Input) (Output, error) {
 		return out, err
 	}
 	// A prescan may have read the document while it was being stored.
-	p, cut := in.Prescan.takeJSON(ctx, in.Source, in.Source.Size())
+	p, cut := takeJSON(ctx, in.Prescan, in.Source, in.Source.Size())
 	var err error
 	if p != nil {
 		err = p.finish(ctx, in.Source, cut)

@@ -356,7 +356,7 @@ func scanLog(ctx context.Context, in *Input, doc *lines.Doc, f logFormat) (*logS
 	size := doc.Size()
 	// A prescan may have scanned the first lines already, while the log
 	// was being stored: the scan carries on from where it stopped.
-	s, done := in.Prescan.take(ctx, f, size)
+	s, done := takeLog(ctx, in.Prescan, f, size)
 	if s == nil {
 		s, done = newLogScan(f, in.Call().Intent), 0
 	}

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -11,11 +10,11 @@ import (
 // A Prescan does the first part of a projection while the result is still
 // streaming in, on a goroutine of its own, so that it runs on one core while
 // the store writes and hashes on another: the part that reads the result in
-// order from its start: the template mining of a log's head (a log up to
-// logSample.ends bytes is read whole, a larger one begins its sample there),
-// the scan of a command's output up to cmdSample.head bytes (all of it when
-// it is no longer, else the head its sample begins with), and the pass over
-// a JSON document's first jsonSample.head bytes (see prescan_json.go).
+// order from its start. What that part is belongs to the result's kind,
+// which registers it (RegisterPrescan): the template mining of a log's
+// head, the scan of a command's output from its start, the pass over a
+// JSON document's head (see log_prescan.go, command_prescan.go and
+// json_prescan.go).
 //
 // The view never depends on how far a prescan got or on how its bytes were
 // cut: the projector takes over the scan's state where the prescan stopped
@@ -31,7 +30,8 @@ import (
 // the projector as Input.Prescan, and call Release once the projection is
 // done. One writer and one projector may use it at once.
 type Prescan struct {
-	intent  string // the intent of the call's arguments
+	call    Call // what the call's arguments ask for
+	scanner Prescanner
 	blocks  chan []byte
 	free    chan []byte
 	stopped atomic.Bool   // the goroutine wants no more bytes
@@ -43,22 +43,31 @@ type Prescan struct {
 	closed  bool
 	quit    chan struct{} // closed by Release
 	release sync.Once
-
-	// The pass of a JSON document (see prescan_json.go).
-	json *jsonPrescan
-
-	// Set by the goroutine, read once done is closed: the scan of a
-	// command's output, which has read [0, at).
-	cmd *cmdScan
-
-	// Set by the goroutine, read once done is closed: the scan of the
-	// log's head, when the text is a log.
-	isLog bool
-	f     logFormat
-	s     *logScan
-	at    int64 // the line start the scan stopped at: it has read [0, at)
-	taken atomic.Bool
+	taken   atomic.Bool
 }
+
+// A Prescanner is a kind's part of a prescan: the scan of the first bytes
+// of a result, which its projector takes over (see Prescan.Take).
+type Prescanner interface {
+	// Limit is how many of the result's first bytes the scan can use;
+	// the prescan is given no more.
+	Limit() int64
+	// Scan runs on the prescan's goroutine. It reads the bytes from
+	// p.Blocks, in order, gives each block back with p.Recycle, and calls
+	// p.Stop when it wants no more; it returns when the blocks end or it
+	// has stopped.
+	Scan(p *Prescan)
+}
+
+// prescanners holds the function that makes the scanner of each kind
+// that has one.
+var prescanners = map[Kind]func(Call) Prescanner{}
+
+// RegisterPrescan makes start the prescan of kind k: it returns the
+// scanner for a call, or nil when the projection of what that call
+// returns has nothing to do while the result streams in. It is meant to be
+// called from init functions, as Register is.
+func RegisterPrescan(k Kind, start func(Call) Prescanner) { prescanners[k] = start }
 
 // prescanBlock is the size of the copies a Prescan keeps of what it is
 // given, and prescanQueue how many may wait for the goroutine: as many as
@@ -69,65 +78,77 @@ const (
 	prescanQueue = 32
 )
 
-// NewPrescan returns a prescan for a result of this kind and call, or nil
-// when its projection has nothing to do while the result streams in: only
-// text may be a log, a log's lines are matched against a call's intent by
-// the projector alone, and a command's output is scanned from its start.
-// A nil *Prescan is valid and does nothing.
+// NewPrescan returns a prescan for a result of this kind and call, its
+// goroutine started, or nil when the kind's projection has nothing to do
+// while the result streams in (see RegisterPrescan). A nil *Prescan is
+// valid and does nothing.
 func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
-	switch {
-	case kind == KindJSON:
-		return newJSONPrescan(args)
-	case kind == KindCommand:
-		p := newPrescan(args, cmdSample.head)
-		go func() {
-			defer close(p.done)
-			p.runCommand()
-		}()
-		return p
-	case kind != KindText || newLogIntent(ParseCall(args).Intent) != nil:
+	start := prescanners[kind]
+	if start == nil {
 		return nil
 	}
-	// The head, and the end of the line that straddles its end, if it is
-	// not too long.
-	p := newPrescan(args, logSample.ends+logSniff)
+	c := ParseCall(args)
+	sc := start(c)
+	if sc == nil {
+		return nil
+	}
+	p := &Prescan{call: c, scanner: sc, limit: sc.Limit(), blocks: make(chan []byte, prescanQueue),
+		free: make(chan []byte, prescanQueue+1), done: make(chan struct{}), quit: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		p.runLog()
+		sc.Scan(p)
 	}()
 	return p
 }
 
-// newPrescan returns a prescan that can use the first limit bytes, whose
-// goroutine is yet to start.
-func newPrescan(args json.RawMessage, limit int64) *Prescan {
-	return &Prescan{intent: ParseCall(args).Intent, limit: limit, blocks: make(chan []byte, prescanQueue),
-		free: make(chan []byte, prescanQueue+1), done: make(chan struct{}), quit: make(chan struct{})}
-}
+// Call returns what the call's arguments ask for.
+func (p *Prescan) Call() Call { return p.call }
 
-// runCommand scans a command's output as its bytes arrive, up to the limit.
-func (p *Prescan) runCommand() {
-	s := newCmdScan(p.intent)
-	for b := range p.blocks {
-		s.Write(b)
-		p.at += int64(len(b))
-		p.recycle(b)
+// Scanner returns the prescan's scanner; nil for a nil prescan. Its
+// projector asserts it to its own type, then waits for it (Wait) or hands
+// it what it waits for, and takes it over (Take).
+func (p *Prescan) Scanner() Prescanner {
+	if p == nil {
+		return nil
 	}
-	p.cmd = s
+	return p.scanner
 }
 
-// stop tells Write that no more bytes are wanted, and takes what it sends
-// until Close.
-func (p *Prescan) stop() {
+// Blocks returns the blocks of the result's bytes the prescan was given,
+// in order, for the scanner; it is closed when the result has ended or no
+// more will come (Close).
+func (p *Prescan) Blocks() <-chan []byte { return p.blocks }
+
+// Quit returns a channel closed once no projector will take the prescan
+// over (Release), for a scanner that waits for one.
+func (p *Prescan) Quit() <-chan struct{} { return p.quit }
+
+// Cut reports that the result went on past the scanner's Limit.
+func (p *Prescan) Cut() bool { return p.cut.Load() }
+
+// Sent returns how many bytes the prescan was given, at most its Limit.
+func (p *Prescan) Sent() int64 {
+	p.closeMu.Lock()
+	defer p.closeMu.Unlock()
+	return p.sent
+}
+
+// Take reports whether the caller takes the scanner over: true once, for
+// the first caller.
+func (p *Prescan) Take() bool { return p.taken.CompareAndSwap(false, true) }
+
+// Stop tells Write that no more bytes are wanted, and takes what it sends
+// until Close; the scanner calls it when it wants no more.
+func (p *Prescan) Stop() {
 	p.stopped.Store(true)
 	for b := range p.blocks {
-		p.recycle(b)
+		p.Recycle(b)
 	}
 }
 
-// wait closes the prescan and waits for its goroutine to end; it reports
+// Wait closes the prescan and waits for its scanner to end; it reports
 // false for a nil prescan or when ctx ends first.
-func (p *Prescan) wait(ctx context.Context) bool {
+func (p *Prescan) Wait(ctx context.Context) bool {
 	if p == nil {
 		return false
 	}
@@ -176,8 +197,8 @@ func (p *Prescan) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// recycle gives a block back for Write to fill again.
-func (p *Prescan) recycle(b []byte) {
+// Recycle gives a block back for Write to fill again.
+func (p *Prescan) Recycle(b []byte) {
 	select {
 	case p.free <- b[:0]:
 	default:
@@ -199,8 +220,7 @@ func (p *Prescan) Close() {
 }
 
 // Release says that no projector will take the prescan over: it closes
-// it, and a goroutine that waits for the stored result (see takeJSON)
-// ends. Call it once the projection is done; it may be called more than
+// it, and a scanner that waits for the stored result (see Quit) ends. Call it once the projection is done; it may be called more than
 // once.
 func (p *Prescan) Release() {
 	if p == nil {
@@ -208,118 +228,4 @@ func (p *Prescan) Release() {
 	}
 	p.Close()
 	p.release.Do(func() { close(p.quit) })
-}
-
-// runLog scans the head of a log as its bytes arrive.
-func (p *Prescan) runLog() {
-	defer func() {
-		if p.s != nil {
-			p.s.stopPipe()
-		}
-	}()
-	var (
-		head    []byte // the first logSniff bytes, to tell the format from
-		line    []byte // the line being assembled: its first logLineCap bytes
-		lineOff int64  // where it starts
-		pos     int64  // bytes seen
-		num     int64  = 1
-		started bool
-	)
-	// add takes the complete line that starts at lineOff, and reports
-	// whether the scan goes on.
-	add := func(l []byte, next int64) bool {
-		if lineOff >= logSample.ends {
-			return false // past the head: the view's sample decides
-		}
-		p.s.add(l, lineOff, num)
-		num++
-		p.at, lineOff = next, next
-		return true
-	}
-	// feed scans b, which follows what was seen.
-	feed := func(b []byte) bool {
-		for len(b) > 0 {
-			j := bytes.IndexByte(b, '\n')
-			if j < 0 {
-				if room := logLineCap - len(line); room > 0 {
-					line = append(line, b[:min(len(b), room)]...)
-				}
-				pos += int64(len(b))
-				return true
-			}
-			if room := logLineCap - len(line); room > 0 {
-				line = append(line, b[:min(j, room)]...)
-			}
-			pos += int64(j) + 1
-			if !add(line, pos) {
-				return false
-			}
-			line = line[:0]
-			b = b[j+1:]
-		}
-		return true
-	}
-	start := func(ended bool) bool {
-		started = true
-		sample := bytes.Split(head, []byte{'\n'})
-		if !ended && len(sample) > 1 {
-			sample = sample[:len(sample)-1] // a cut last line
-		}
-		p.f, p.isLog = logFormatOf(sample, logNumbered(sample))
-		if !p.isLog {
-			return false
-		}
-		p.s = newLogScan(p.f, p.intent)
-		p.s.startPipe()
-		return feed(head)
-	}
-	for b := range p.blocks {
-		ok := true
-		if !started {
-			k := min(len(b), logSniff-len(head))
-			head = append(head, b[:k]...)
-			if len(head) == logSniff {
-				ok = start(false) && feed(b[k:])
-			}
-		} else {
-			ok = feed(b)
-		}
-		p.recycle(b)
-		if !ok {
-			p.stop()
-			return
-		}
-	}
-	// The result has ended, or what the prescan can use of it.
-	cut := p.cut.Load()
-	if !started && !start(!cut) {
-		return
-	}
-	if pos > lineOff && !cut {
-		// The last line, without a newline.
-		add(line, pos)
-	}
-}
-
-// take returns the state of the prescan's scan and the line start it
-// stopped at, once it has stopped, when it read the head of this log (of
-// size bytes, in format f); nil otherwise. It hands over its state once.
-func (p *Prescan) take(ctx context.Context, f logFormat, size int64) (*logScan, int64) {
-	if !p.wait(ctx) || !p.isLog || p.s == nil || p.f != f || p.at > size || !p.taken.CompareAndSwap(false, true) {
-		return nil, 0
-	}
-	p.s.bytes = p.at // the bytes it scanned, as a scan counts them
-	return p.s, p.at
-}
-
-// takeCommand returns the scan of a command's output of size bytes and
-// where it stopped, once the prescan has ended, when it read what it could
-// of this output: all of it, or its first cmdSample.head bytes (nil
-// otherwise). The scan is not finished: it goes on from there. It hands
-// over its state once.
-func (p *Prescan) takeCommand(ctx context.Context, size int64) (*cmdScan, int64) {
-	if !p.wait(ctx) || p.cmd == nil || p.at != min(size, p.limit) || !p.taken.CompareAndSwap(false, true) {
-		return nil, 0
-	}
-	return p.cmd, p.at
 }

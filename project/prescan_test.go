@@ -80,14 +80,14 @@ func TestPrescanSameView(t *testing.T) {
 				if got.Text != want.Text {
 					t.Fatalf("%s, %s, seed %d: the view differs with a prescan:\n%s\n--- without:\n%s", sample.name, in.name, seed, got.Text, want.Text)
 				}
-				if !p.isLog {
+				if !logOf(p).isLog {
 					continue // not a log: nothing to take over
 				}
-				if !p.taken.Load() || p.at == 0 {
-					t.Errorf("%s, %s: the prescan was not used (taken %v, stopped at %d)", sample.name, in.name, p.taken.Load(), p.at)
+				if !p.taken.Load() || logOf(p).at == 0 {
+					t.Errorf("%s, %s: the prescan was not used (taken %v, stopped at %d)", sample.name, in.name, p.taken.Load(), logOf(p).at)
 				}
-				if size := int64(len(in.b)); size > logSample.full && p.at < logSample.ends {
-					t.Errorf("%s, %s: the prescan stopped at %d, before the head's end %d", sample.name, in.name, p.at, logSample.ends)
+				if size := int64(len(in.b)); size > logSample.full && logOf(p).at < logSample.ends {
+					t.Errorf("%s, %s: the prescan stopped at %d, before the head's end %d", sample.name, in.name, logOf(p).at, logSample.ends)
 				}
 			}
 		}
@@ -109,8 +109,8 @@ func TestPrescanNotALog(t *testing.T) {
 	if got.Text != want.Text {
 		t.Fatalf("the view differs with a prescan:\n%s\n--- without:\n%s", got.Text, want.Text)
 	}
-	if p.isLog || p.taken.Load() {
-		t.Errorf("a source file was taken for a log (isLog %v, taken %v)", p.isLog, p.taken.Load())
+	if logOf(p).isLog || p.taken.Load() {
+		t.Errorf("a source file was taken for a log (isLog %v, taken %v)", logOf(p).isLog, p.taken.Load())
 	}
 }
 
@@ -124,21 +124,21 @@ func TestPrescanWrongGuess(t *testing.T) {
 	p.Close()
 	ctx := context.Background()
 	<-p.done
-	if !p.isLog {
+	if !logOf(p).isLog {
 		t.Fatal("the synthetic log is not taken for a log")
 	}
-	other := p.f
+	other := logOf(p).f
 	other.keywords = !other.keywords
-	if s, _ := p.take(ctx, other, int64(len(b))); s != nil {
+	if s, _ := takeLog(ctx, p, other, int64(len(b))); s != nil {
 		t.Error("a scan made in another format was taken over")
 	}
-	if s, _ := p.take(ctx, p.f, p.at-1); s != nil {
+	if s, _ := takeLog(ctx, p, logOf(p).f, logOf(p).at-1); s != nil {
 		t.Error("a scan of more than the stored result was taken over")
 	}
-	if s, _ := p.take(ctx, p.f, int64(len(b))); s == nil {
+	if s, _ := takeLog(ctx, p, logOf(p).f, int64(len(b))); s == nil {
 		t.Fatal("the scan was not taken over")
 	}
-	if s, _ := p.take(ctx, p.f, int64(len(b))); s != nil {
+	if s, _ := takeLog(ctx, p, logOf(p).f, int64(len(b))); s != nil {
 		t.Error("the scan was taken over twice")
 	}
 	if NewPrescan(KindBinary, nil) != nil || NewPrescan(KindText, []byte(`{"intent": "why did the sync fail"}`)) != nil {
@@ -190,8 +190,8 @@ func TestPrescanStopsInARecord(t *testing.T) {
 			if got.Text != want.Text {
 				t.Fatalf("head cut at byte %d, read whole up to %d: the view differs with a prescan:\n%s\n--- without:\n%s", cut, full, got.Text, want.Text)
 			}
-			if p.at != cut {
-				t.Errorf("the prescan stopped at byte %d, want %d", p.at, cut)
+			if logOf(p).at != cut {
+				t.Errorf("the prescan stopped at byte %d, want %d", logOf(p).at, cut)
 			}
 		}
 	}
@@ -219,8 +219,8 @@ func TestPrescanLongLineAtTheHeadsEnd(t *testing.T) {
 		if got.Text != want.Text {
 			t.Fatalf("read whole up to %d: the view differs with a prescan:\n%s\n--- without:\n%s", full, got.Text, want.Text)
 		}
-		if p.at != int64(at) || !p.taken.Load() {
-			t.Errorf("the prescan stopped at byte %d (taken %v), want %d", p.at, p.taken.Load(), at)
+		if logOf(p).at != int64(at) || !p.taken.Load() {
+			t.Errorf("the prescan stopped at byte %d (taken %v), want %d", logOf(p).at, p.taken.Load(), at)
 		}
 	}
 }
@@ -333,11 +333,17 @@ func TestPrescanJSONSameView(t *testing.T) {
 					if got.Text != want.Text {
 						t.Fatalf("%s (%d bytes), seed %d: the view differs with a prescan:\n%s\n--- without:\n%s", d.name, len(d.b), seed, got.Text, want.Text)
 					}
-					if !p.taken.Load() || p.json.pass == nil || p.json.err != nil {
-						t.Errorf("%s: the prescan's pass was not used (taken %v, error %v)", d.name, p.taken.Load(), p.json.err)
+					if !p.taken.Load() || jsonOf(p).pass == nil || jsonOf(p).err != nil {
+						t.Errorf("%s: the prescan's pass was not used (taken %v, error %v)", d.name, p.taken.Load(), jsonOf(p).err)
 					}
 				}
 			}
 		})
 	}
 }
+
+// logOf returns the log scanner of a prescan of text.
+func logOf(p *Prescan) *logPrescan { return p.Scanner().(*logPrescan) }
+
+// jsonOf returns the scanner of a prescan of JSON.
+func jsonOf(p *Prescan) *jsonPrescan { return p.Scanner().(*jsonPrescan) }

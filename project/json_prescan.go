@@ -2,7 +2,6 @@ package project
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"sort"
@@ -31,8 +30,16 @@ var (
 // errPrescanReleased ends the pass of a prescan that no projector took.
 var errPrescanReleased = errors.New("project: the prescan was released")
 
-// jsonPrescan is the state of a JSON prescan.
+func init() {
+	RegisterPrescan(KindJSON, func(c Call) Prescanner {
+		return &jsonPrescan{intent: c.Intent, handed: make(chan struct{})}
+	})
+}
+
+// jsonPrescan is the prescan of a JSON document.
 type jsonPrescan struct {
+	intent string        // the call's
+	p      *Prescan      // the prescan it scans for, set by Scan
 	handed chan struct{} // closed by takeJSON, once src, size, limit and cut are set
 	src    io.ReaderAt   // the stored document
 	size   int64         // its size
@@ -45,45 +52,36 @@ type jsonPrescan struct {
 	err  error // the pass failed
 
 	// The goroutine's reading of the stream.
-	queue  chan []byte // p.blocks, nil once it is closed
-	blocks [][]byte    // the bytes kept, in order, without gaps but one
-	offs   []int64     // where each of blocks starts
-	got    int64       // bytes taken from the queue
+	queue  <-chan []byte // p.Blocks(), nil once it is closed
+	blocks [][]byte      // the bytes kept, in order, without gaps but one
+	offs   []int64       // where each of blocks starts
+	got    int64         // bytes taken from the queue
 }
 
-// newJSONPrescan returns a prescan of a JSON document, its goroutine
-// started.
-func newJSONPrescan(args json.RawMessage) *Prescan {
-	p := newPrescan(args, jsonSample.head)
-	p.json = &jsonPrescan{handed: make(chan struct{}), queue: p.blocks}
-	go func() {
-		defer close(p.done)
-		p.runJSON()
-	}()
-	return p
-}
+// Limit is the first part of a sampled document.
+func (j *jsonPrescan) Limit() int64 { return jsonSample.head }
 
-// runJSON runs the pass of the document.
-func (p *Prescan) runJSON() {
-	j := p.json
+// Scan runs the pass of the document.
+func (j *jsonPrescan) Scan(p *Prescan) {
+	j.p, j.queue = p, p.Blocks()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		select {
-		case <-p.quit:
+		case <-p.Quit():
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	rd := &jsonStreamReader{p: p}
-	pass := newJSONPass(rd, 0, jsonSample.head, true, newJSONMatcher(p.intent))
+	rd := &jsonStreamReader{j: j}
+	pass := newJSONPass(rd, 0, jsonSample.head, true, newJSONMatcher(j.intent))
 	rd.pass = pass
 	pass.s.Stream(rd.more)
 	j.at, j.err = pass.run(ctx)
 	pass.s.Close()
 	j.pass = pass
 	for _, b := range j.blocks {
-		p.recycle(b)
+		p.Recycle(b)
 	}
 	j.blocks, j.offs = nil, nil
 	// Take what the stream still sends, so that Write never waits for a
@@ -94,7 +92,7 @@ func (p *Prescan) runJSON() {
 			j.queue = nil
 			break
 		}
-		p.recycle(b)
+		p.Recycle(b)
 	}
 }
 
@@ -111,8 +109,8 @@ func (j *jsonPrescan) handedOver() bool {
 
 // take takes the next block of the stream; it reports false when none
 // will come before the document is handed over.
-func (p *Prescan) takeBlock() bool {
-	j := p.json
+func (j *jsonPrescan) takeBlock() bool {
+	p := j.p
 	if j.queue == nil {
 		return false
 	}
@@ -127,7 +125,7 @@ func (p *Prescan) takeBlock() bool {
 		return true
 	case <-j.handed:
 		return false
-	case <-p.quit:
+	case <-p.Quit():
 		return false
 	}
 }
@@ -135,8 +133,8 @@ func (p *Prescan) takeBlock() bool {
 // waitHandover waits until the stored document is handed over, taking and
 // dropping the stream's blocks meanwhile; it reports false when the
 // prescan is released first.
-func (p *Prescan) waitHandover() bool {
-	j := p.json
+func (j *jsonPrescan) waitHandover() bool {
+	p := j.p
 	for {
 		select {
 		case b, ok := <-j.queue:
@@ -144,10 +142,10 @@ func (p *Prescan) waitHandover() bool {
 				j.queue = nil
 				continue
 			}
-			p.recycle(b)
+			p.Recycle(b)
 		case <-j.handed:
 			return true
-		case <-p.quit:
+		case <-p.Quit():
 			return false
 		}
 	}
@@ -155,15 +153,15 @@ func (p *Prescan) waitHandover() bool {
 
 // forget drops the blocks that end before off, but for those of the
 // document's first jsonKeepHead bytes.
-func (p *Prescan) forget(off int64) {
-	j := p.json
+func (j *jsonPrescan) forget(off int64) {
+	p := j.p
 	k := 0
 	for i, b := range j.blocks {
 		if j.offs[i] < jsonKeepHead || j.offs[i]+int64(len(b)) > off {
 			j.blocks[k], j.offs[k] = b, j.offs[i]
 			k++
 		} else {
-			p.recycle(b)
+			p.Recycle(b)
 		}
 	}
 	clear(j.blocks[k:])
@@ -173,7 +171,7 @@ func (p *Prescan) forget(off int64) {
 // jsonStreamReader reads the document for the pass of a JSON prescan:
 // the stream's bytes it holds, else the stored document once handed over.
 type jsonStreamReader struct {
-	p    *Prescan
+	j    *jsonPrescan
 	pass *jsonPass
 }
 
@@ -181,19 +179,19 @@ type jsonStreamReader struct {
 // first jsonSample.head bytes, cut, while the stream goes on; the stored
 // document's limit once handed over.
 func (r *jsonStreamReader) more(next, want int64) (int64, bool) {
-	p, j := r.p, r.p.json
+	j := r.j
 	if j.handedOver() {
 		return r.handed()
 	}
-	p.forget(next - jsonKeepBack)
+	j.forget(next - jsonKeepBack)
 	want = min(want, jsonSample.head)
-	for j.got < want && p.takeBlock() {
+	for j.got < want && j.takeBlock() {
 	}
 	if next < jsonSample.head && j.got >= want {
 		return jsonSample.head, true
 	}
 	// At the end of the head or of the stream: the size decides.
-	if !p.waitHandover() {
+	if !j.waitHandover() {
 		return next, true // released: the pass ends here
 	}
 	return r.handed()
@@ -203,22 +201,22 @@ func (r *jsonStreamReader) more(next, want int64) (int64, bool) {
 // returns its limit: before the pass reaches either, so that what it
 // records at a cut is as a pass of the stored document records it.
 func (r *jsonStreamReader) handed() (int64, bool) {
-	j := r.p.json
+	j := r.j
 	r.pass.size, r.pass.outer.end = j.size, j.size
 	return j.limit, j.cut
 }
 
 // ReadAt reads bytes of the document.
 func (r *jsonStreamReader) ReadAt(b []byte, off int64) (int, error) {
-	p, j := r.p, r.p.json
+	j := r.j
 	if !j.handedOver() {
 		end := off + int64(len(b))
-		for j.got < end && p.takeBlock() {
+		for j.got < end && j.takeBlock() {
 		}
 		if n, ok := j.copyAt(b, off); ok {
 			return n, nil
 		}
-		if !p.waitHandover() {
+		if !j.waitHandover() {
 			return 0, errPrescanReleased
 		}
 	}
@@ -248,23 +246,20 @@ func (j *jsonPrescan) copyAt(b []byte, off int64) (int, bool) {
 // the end of a sample's first part, when the prescan read this document
 // (else nil): the pass is then as scanJSON leaves it before finish. It
 // hands over its state once.
-func (p *Prescan) takeJSON(ctx context.Context, src io.ReaderAt, size int64) (*jsonPass, bool) {
-	if p == nil || p.json == nil || !p.taken.CompareAndSwap(false, true) {
+func takeJSON(ctx context.Context, p *Prescan, src io.ReaderAt, size int64) (*jsonPass, bool) {
+	j, ok := p.Scanner().(*jsonPrescan)
+	if !ok || !p.Take() {
 		return nil, false
 	}
 	p.Close()
-	p.closeMu.Lock()
-	sent := p.sent
-	p.closeMu.Unlock()
-	if sent != min(size, p.limit) {
+	if p.Sent() != min(size, j.Limit()) {
 		p.Release() // it saw other bytes than the store keeps
 		return nil, false
 	}
-	j := p.json
 	j.src, j.size = src, size
 	j.limit, j.cut = jsonScanLimit(size)
 	close(j.handed)
-	if !p.wait(ctx) || j.err != nil {
+	if !p.Wait(ctx) || j.err != nil {
 		return nil, false
 	}
 	pass := j.pass
