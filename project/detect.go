@@ -75,8 +75,10 @@ func looksCallToolResult(head []byte) bool {
 // lines, its failing tests and their file:line wherever the run was saved;
 // the log view a log; the JSON projector a JSON document; the file
 // projector, with its outline, source code; the directory projector a
-// listing. Each reads the call's intent from Input.Args, which the hand-over
-// keeps.
+// listing. The hand-over is one step, Project with the kind found, as any
+// result is projected (only the log view, which is a text's and no kind
+// of its own, is called with the format the sniff found); each reads the
+// call's intent from Input.Call, which the hand-over keeps.
 
 // sniffed is what the text of a document turned out to be.
 type sniffed struct {
@@ -135,15 +137,15 @@ func (s sniffed) report() bool { return s.text.Form.IsOutput() && !s.isLog }
 func projectSniffedText(ctx context.Context, in *Input, s sniffed) (out Output, ok bool, err error) {
 	switch {
 	case s.report():
-		out, err = projectCommand(ctx, in)
+		out, err = Project(ctx, KindCommand, in)
 	case s.isLog:
 		out, err = projectLog(ctx, in, s.log)
 	case s.text.Form == sniff.JSON || s.text.Form == sniff.JSONLines:
-		out, err = projectJSON(ctx, in)
+		out, err = Project(ctx, KindJSON, in)
 	case s.lang != nil:
-		out, err = projectFile(ctx, in)
+		out, err = Project(ctx, KindFile, in)
 	case s.text.Form == sniff.Listing:
-		out, err = projectDir(ctx, in)
+		out, err = Project(ctx, KindDir, in)
 	default:
 		return Output{}, false, nil
 	}
@@ -172,7 +174,7 @@ func (v *fileView) projectSniffedFile(ctx context.Context) (Output, bool, error)
 	var out Output
 	switch {
 	case s.report() && !named && !a.HasRange && a.Tail == 0 && a.Symbol == "" && a.Pattern == "":
-		out, err = projectCommand(ctx, v.in)
+		out, err = Project(ctx, KindCommand, v.in)
 	case s.isLog && !a.HasIntent():
 		out, err = projectLog(ctx, v.in, s.log)
 	default:

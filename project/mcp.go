@@ -62,7 +62,7 @@ const mcpNoteTokens = 80
 func projectMCP(ctx context.Context, in *Input) (Output, error) {
 	size := in.Source.Size()
 	if size > mcpMaxBytes {
-		return projectJSON(ctx, in)
+		return Project(ctx, KindJSON, in)
 	}
 	raw := make([]byte, size)
 	if n, err := in.Source.ReadAt(raw, 0); n < len(raw) && err != nil && !errors.Is(err, io.EOF) {
@@ -71,7 +71,7 @@ func projectMCP(ctx context.Context, in *Input) (Output, error) {
 	res, err := parseToolResult(raw)
 	if err != nil {
 		// Not a CallToolResult: show it for what it is.
-		return projectJSON(ctx, in)
+		return Project(ctx, KindJSON, in)
 	}
 	m := &mcpProjection{ctx: ctx, in: in, raw: raw, res: res}
 	return m.project()
