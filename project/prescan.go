@@ -30,7 +30,6 @@ import (
 // the projector as Input.Prescan, and call Release once the projection is
 // done. One writer and one projector may use it at once.
 type Prescan struct {
-	call    Call // what the call's arguments ask for
 	scanner Prescanner
 	blocks  chan []byte
 	free    chan []byte
@@ -87,12 +86,11 @@ func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 	if start == nil {
 		return nil
 	}
-	c := ParseCall(args)
-	sc := start(c)
+	sc := start(ParseCall(args))
 	if sc == nil {
 		return nil
 	}
-	p := &Prescan{call: c, scanner: sc, limit: sc.Limit(), blocks: make(chan []byte, prescanQueue),
+	p := &Prescan{scanner: sc, limit: sc.Limit(), blocks: make(chan []byte, prescanQueue),
 		free: make(chan []byte, prescanQueue+1), done: make(chan struct{}), quit: make(chan struct{})}
 	go func() {
 		defer close(p.done)
@@ -100,9 +98,6 @@ func NewPrescan(kind Kind, args json.RawMessage) *Prescan {
 	}()
 	return p
 }
-
-// Call returns what the call's arguments ask for.
-func (p *Prescan) Call() Call { return p.call }
 
 // Scanner returns the prescan's scanner; nil for a nil prescan. Its
 // projector asserts it to its own type, then waits for it (Wait) or hands
