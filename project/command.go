@@ -16,6 +16,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
@@ -100,11 +101,11 @@ func projectCommand(ctx context.Context, in *Input) (Output, error) {
 	if out, ok, err := commandDocument(ctx, in, e); err != nil || ok {
 		return out, err
 	}
-	scan, sample, err := cmdScanInput(ctx, in, e.doc)
+	scan, sample, err := cmdScanInput(ctx, in, e.Doc)
 	if err != nil {
 		return Output{}, err
 	}
-	p := &cmdProjector{e: e, in: in, scan: scan, sample: sample, size: e.doc.Size(), total: e.total}
+	p := &cmdProjector{e: e, in: in, scan: scan, sample: sample, size: e.Doc.Size(), total: e.Total}
 	return p.project(ctx)
 }
 
@@ -269,7 +270,7 @@ type cmdLine struct {
 
 // cmdProjector holds one projection's state.
 type cmdProjector struct {
-	e      *excerptor
+	e      *view.Excerptor
 	in     *Input
 	scan   *cmdScan
 	sample *cmdSampled // what the scan read, when it did not read everything
@@ -314,25 +315,25 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	l := p.layout(nil)
 	p.sample = sample
 	// Small enough to show whole?
-	wholeRoom := in.Budget - e.cost(e.header(l, nil)) - 2
-	for _, s := range l.prelude {
-		wholeRoom -= e.cost(s)
+	wholeRoom := in.Budget - e.Cost(e.Header(l, nil)) - 2
+	for _, s := range l.Prelude {
+		wholeRoom -= e.Cost(s)
 	}
 	if in.StoreError != "" {
-		wholeRoom -= e.cost("[crumb could not store this result: " + in.StoreError + "; what is omitted here cannot be read back]")
+		wholeRoom -= e.Cost("[crumb could not store this result: " + in.StoreError + "; what is omitted here cannot be read back]")
 	}
 	// A token holds at most about 16 bytes (see excerptor.maxLineBytes).
-	x := excerpt{to: -1}
+	x := view.Excerpt{To: -1}
 	if p.size <= int64(wholeRoom)*16 {
 		var err error
-		if x, _, err = e.forward(0, p.size, wholeRoom); err != nil {
+		if x, _, err = e.Forward(0, p.size, wholeRoom); err != nil {
 			return Output{}, err
 		}
 	}
-	if x.to == p.size && !x.cutEnd {
+	if x.To == p.size && !x.CutEnd {
 		whole := l
-		whole.excerpts = []excerpt{x}
-		text, next, err := e.assemble(whole, false)
+		whole.Excerpts = []view.Excerpt{x}
+		text, next, err := e.Assemble(whole, false)
 		if err != nil {
 			return Output{}, err
 		}
@@ -346,16 +347,16 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	// fit, least important first.
 	l = p.layout(nil)
 	p.compact = in.Budget < cmdCompactBelow
-	worst := gap{from: 0, to: p.size, label: "lines " + textfmt.Int(p.total) + "-" + textfmt.Int(p.total),
-		req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: p.total, To: p.total}}}
+	worst := view.Gap{From: 0, To: p.size, Label: "lines " + textfmt.Int(p.total) + "-" + textfmt.Int(p.total),
+		Req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: p.total, To: p.total}}}
 	hl := l
-	hl.excerpts = []excerpt{{first: p.total, lines: []string{""}}, {first: p.total, lines: []string{""}}}
-	p.room = in.Budget - e.cost(e.header(hl, []gap{worst, worst})) - 2
+	hl.Excerpts = []view.Excerpt{{First: p.total, Lines: []string{""}}, {First: p.total, Lines: []string{""}}}
+	p.room = in.Budget - e.Cost(e.Header(hl, []view.Gap{worst, worst})) - 2
 	if in.StoreError != "" {
-		p.room -= e.cost("[crumb could not store this result: " + in.StoreError + "; what is omitted here cannot be read back]")
+		p.room -= e.Cost("[crumb could not store this result: " + in.StoreError + "; what is omitted here cannot be read back]")
 	}
-	for _, s := range l.prelude {
-		p.room -= e.cost(s)
+	for _, s := range l.Prelude {
+		p.room -= e.Cost(s)
 	}
 	p.notes, p.more = true, !p.compact
 	if in.Budget >= cmdReserveFrom {
@@ -369,10 +370,10 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 			}
 		}
 		if len(p.scan.ev) > 0 {
-			p.room -= e.cost(p.moreLine(p.omitted(nil)))
+			p.room -= e.Cost(p.moreLine(p.omitted(nil)))
 		}
 	}
-	p.perGap = e.cost(e.marker(worst, p.compact)) + in.Counter.Count(", lines "+textfmt.Int(p.total)+"-"+textfmt.Int(p.total))
+	p.perGap = e.Cost(e.Marker(worst, p.compact)) + in.Counter.Count(", lines "+textfmt.Int(p.total)+"-"+textfmt.Int(p.total))
 	p.room -= p.perGap
 	p.gaps = 1
 	p.lineCap = max(24, int(float64(p.room)*cmdLineShare))
@@ -386,24 +387,24 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 }
 
 // layout returns the view's frame: title, status, prelude.
-func (p *cmdProjector) layout(more map[cmdFamily]int64) layout {
-	l := layout{title: "command", facts: []string{p.status}}
+func (p *cmdProjector) layout(more map[cmdFamily]int64) view.Layout {
+	l := view.Layout{Title: "command", Facts: []string{p.status}}
 	if p.in.Duration > 0 && !p.in.TimedOut {
-		l.facts = append(l.facts, "ran "+cmdDuration(p.in.Duration))
+		l.Facts = append(l.Facts, "ran "+cmdDuration(p.in.Duration))
 	}
 	if p.sample != nil {
-		l.facts = append(l.facts, p.sampleFact())
+		l.Facts = append(l.Facts, p.sampleFact())
 	}
 	if p.command != "" {
-		l.prelude = append(l.prelude, p.command)
+		l.Prelude = append(l.Prelude, p.command)
 	}
 	if p.sample != nil {
 		if s := p.sampleNote(); s != "" {
-			l.prelude = append(l.prelude, s)
+			l.Prelude = append(l.Prelude, s)
 		}
 	}
 	if s := p.moreLine(more); s != "" && p.more {
-		l.prelude = append(l.prelude, s)
+		l.Prelude = append(l.Prelude, s)
 	}
 	return l
 }
@@ -616,7 +617,7 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 	}
 	e := p.e
 	// Read no more of a line than its share of the view could show.
-	l, err := e.doc.ReadLine(start, min(e.maxLineBytes(), tokens.MaxBytes(p.lineCap)))
+	l, err := e.Doc.ReadLine(start, min(e.MaxLineBytes(), tokens.MaxBytes(p.lineCap)))
 	if err != nil {
 		return nil, err
 	}
@@ -628,28 +629,28 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 		m, _, _ := cmdClassifyLine(raw[k:min(len(raw), k+cmdClassifyBytes)], k)
 		pl.fam = m.fam
 	}
-	pl.text = e.render(raw, no, false)
-	pl.cost = e.cost(pl.text)
+	pl.text = e.Render(raw, no, false)
+	pl.cost = e.Cost(pl.text)
 	if pl.cost > p.lineCap || l.Cut {
 		if tailCut {
 			contentEnd := l.End
-			if b, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(b) == 1 && b[0] == '\n' {
+			if b, err := e.Doc.ReadRange(l.End-1, l.End); err == nil && len(b) == 1 && b[0] == '\n' {
 				contentEnd--
 			}
 			k := min(int64(tokens.MaxBytes(p.lineCap)), contentEnd-l.Start)
-			tail, err := e.doc.ReadRange(contentEnd-k, contentEnd)
+			tail, err := e.Doc.ReadRange(contentEnd-k, contentEnd)
 			if err != nil {
 				return nil, err
 			}
-			j := e.fitSuffix(tail, no, p.lineCap-2)
-			pl.text = "… " + e.in.Line(tail[j:], true)
+			j := e.FitSuffix(tail, no, p.lineCap-2)
+			pl.text = "… " + e.In.Line(tail[j:], true)
 			pl.from, pl.cutStart = contentEnd-k+int64(j), true
 		} else {
-			k := e.fitPrefix(raw, no, p.lineCap-2)
-			pl.text = e.render(raw[:k], no, true) + " …"
+			k := e.FitPrefix(raw, no, p.lineCap-2)
+			pl.text = e.Render(raw[:k], no, true) + " …"
 			pl.to, pl.cutEnd = l.Start+int64(k), true
 		}
-		pl.cost = e.cost(pl.text)
+		pl.cost = e.Cost(pl.text)
 	}
 	p.cache[no] = pl
 	return pl, nil
@@ -761,7 +762,7 @@ func (p *cmdProjector) pickTail(want int, prio int, end bool) error {
 		if no != p.total && p.inRun(no) && !(end && p.total-no < 3) {
 			return nil
 		}
-		start, err := p.e.doc.PrevLineStart(pos)
+		start, err := p.e.Doc.PrevLineStart(pos)
 		if err != nil {
 			return err
 		}
@@ -863,7 +864,7 @@ func (p *cmdProjector) pickEvidence(ev cmdEvidence, before, after uint8, block b
 	}
 	prev := pl
 	for i := uint8(0); i < before && prev.no > 1 && !prev.cutStart; i++ {
-		start, err := p.e.doc.PrevLineStart(prev.start)
+		start, err := p.e.Doc.PrevLineStart(prev.start)
 		if err != nil {
 			break
 		}
@@ -940,19 +941,19 @@ func (p *cmdProjector) sorted() []*cmdLine {
 }
 
 // excerpts groups the picked lines into excerpts.
-func (p *cmdProjector) excerpts(lines []*cmdLine) []excerpt {
-	var xs []excerpt
+func (p *cmdProjector) excerpts(lines []*cmdLine) []view.Excerpt {
+	var xs []view.Excerpt
 	for _, pl := range lines {
-		if n := len(xs); n == 0 || pl.no != xs[n-1].last()+1 || pl.cutStart || xs[n-1].cutEnd {
-			xs = append(xs, excerpt{from: pl.from, first: pl.no, cutStart: pl.cutStart})
+		if n := len(xs); n == 0 || pl.no != xs[n-1].Last()+1 || pl.cutStart || xs[n-1].CutEnd {
+			xs = append(xs, view.Excerpt{From: pl.from, First: pl.no, CutStart: pl.cutStart})
 		}
 		x := &xs[len(xs)-1]
-		x.lines = append(x.lines, pl.text)
-		x.offs = append(x.offs, pl.from)
-		x.to, x.cutEnd = pl.to, pl.cutEnd
+		x.Lines = append(x.Lines, pl.text)
+		x.Offs = append(x.Offs, pl.from)
+		x.To, x.CutEnd = pl.to, pl.cutEnd
 	}
 	for i := range xs {
-		xs[i].offs = append(xs[i].offs, xs[i].to)
+		xs[i].Offs = append(xs[i].Offs, xs[i].To)
 	}
 	return xs
 }
@@ -1146,7 +1147,7 @@ func (p *cmdProjector) likeName(lv int, a, b int64, tally []cmdTally, full []*cm
 	slices.SortFunc(ts, func(x, y *cmdTally) int { return cmp.Compare(x.off, y.off) })
 	var samples []string
 	for _, t := range ts {
-		l, err := p.e.doc.ReadLine(t.off, cmdSampleBytes)
+		l, err := p.e.Doc.ReadLine(t.off, cmdSampleBytes)
 		if err != nil {
 			return "", 0
 		}
@@ -1241,7 +1242,7 @@ func (p *cmdProjector) tallyRun(r *cmdRun, a, b int64, add func(lv int, key uint
 // for a note, into the one buffer notes reuse: its Text is valid until the
 // next call.
 func (p *cmdProjector) readNoteLine(off int64) (lines.Line, error) {
-	l, err := p.e.doc.ReadLineBuf(off, cmdSampleBytes, p.noteBuf)
+	l, err := p.e.Doc.ReadLineBuf(off, cmdSampleBytes, p.noteBuf)
 	if err == nil {
 		p.noteBuf = l.Text
 	}
@@ -1262,8 +1263,8 @@ func (p *cmdProjector) fit(ctx context.Context) (Output, error) {
 		}
 		lines := p.sorted()
 		l := p.layout(p.omitted(lines))
-		l.prelude = l.prelude[min(dropPrelude, len(l.prelude)):]
-		l.excerpts = p.excerpts(lines)
+		l.Prelude = l.Prelude[min(dropPrelude, len(l.Prelude)):]
+		l.Excerpts = p.excerpts(lines)
 		// The first and last lines of the omitted stretches, for the notes.
 		ends := map[int64]int64{0: 1, -p.size - 1: p.total}
 		for _, pl := range lines {
@@ -1276,8 +1277,8 @@ func (p *cmdProjector) fit(ctx context.Context) (Output, error) {
 				ends[-pl.from-1] = pl.no
 			}
 		}
-		l.note = p.note(ends)
-		text, next, err := e.assemble(l, p.compact)
+		l.Note = p.note(ends)
+		text, next, err := e.Assemble(l, p.compact)
 		if err != nil {
 			return Output{}, err
 		}
@@ -1297,24 +1298,24 @@ func (p *cmdProjector) fit(ctx context.Context) (Output, error) {
 			p.compact = true
 		case low == prioContext:
 			p.drop(over, low)
-		case len(l.prelude) > 0:
+		case len(l.Prelude) > 0:
 			dropPrelude++
 		case low >= 0:
 			p.drop(over, low)
 		default:
 			// Nothing but the header and one marker: the header alone
 			// names the omission and its read.
-			gs, err := e.gaps(nil)
+			gs, err := e.Gaps(nil)
 			if err != nil {
 				return Output{}, err
 			}
-			text := e.header(l, gs)
+			text := e.Header(l, gs)
 			if n := in.Counter.Count(text); n > in.Budget {
 				return Output{}, fmt.Errorf("project: a budget of %d tokens cannot hold the header of a command's view (%d tokens)", in.Budget, n)
 			}
 			var next *recall.Request
 			if len(gs) > 0 && in.Ref != "" {
-				r := continuation(gs)
+				r := view.Continuation(gs)
 				next = &r
 			}
 			return Output{Text: text, Next: next, Complete: next == nil && in.StoreError == ""}, nil

@@ -164,7 +164,7 @@ func (v *fileView) projectSniffedFile(ctx context.Context) (Output, bool, error)
 		// Lines numbered by the tool are the file's, whatever they hold.
 		return Output{}, false, nil
 	}
-	s, err := sniffDoc(v.e.doc)
+	s, err := sniffDoc(v.e.Doc)
 	if err != nil {
 		// Sniffing only steers the view: the file view shows what it can.
 		return Output{}, false, nil

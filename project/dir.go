@@ -14,6 +14,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/internal/topk"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -129,20 +130,20 @@ func projectDir(ctx context.Context, in *Input) (Output, error) {
 		return Output{}, fmt.Errorf("project: dir: %w", err)
 	}
 	v := &dirView{in: in, e: e, format: format}
-	v.l.title = "dir"
+	v.l.Title = "dir"
 	if p := displayPath(in.Call().Path); p != "" {
-		v.l.title += " " + p
+		v.l.Title += " " + p
 	}
-	size := e.doc.Size()
-	whole, _, err := e.forward(0, size, in.Budget-e.overhead(v.l, 1))
+	size := e.Doc.Size()
+	whole, _, err := e.Forward(0, size, in.Budget-overhead(e, v.l, 1))
 	if err != nil {
 		return Output{}, err
 	}
-	if whole.to == size && !whole.cutEnd {
+	if whole.To == size && !whole.CutEnd {
 		l := v.l
-		l.facts = []string{format.String()}
-		l.excerpts = []excerpt{whole}
-		text, next, err := e.fit(l)
+		l.Facts = []string{format.String()}
+		l.Excerpts = []view.Excerpt{whole}
+		text, next, err := e.Fit(l)
 		if err != nil {
 			return Output{}, err
 		}
@@ -154,11 +155,11 @@ func projectDir(ctx context.Context, in *Input) (Output, error) {
 }
 
 // detectDirFormat tells the form of a listing from its first lines.
-func detectDirFormat(e *excerptor) (dirFormat, error) {
+func detectDirFormat(e *view.Excerptor) (dirFormat, error) {
 	var n, mcp, tree, ls int
 	pos := int64(0)
-	for n < 64 && pos < e.doc.Size() {
-		l, err := e.doc.ReadLine(pos, 512)
+	for n < 64 && pos < e.Doc.Size() {
+		l, err := e.Doc.ReadLine(pos, 512)
 		if err != nil {
 			return formatPaths, err
 		}
@@ -197,33 +198,33 @@ func detectDirFormat(e *excerptor) (dirFormat, error) {
 // dirView builds the view of one listing.
 type dirView struct {
 	in     *Input
-	e      *excerptor
+	e      *view.Excerptor
 	format dirFormat
-	l      layout
+	l      view.Layout
 }
 
 func (v *dirView) project(ctx context.Context) (Output, error) {
 	e, in := v.e, v.in
-	size := e.doc.Size()
-	base := in.Budget - e.overhead(v.l, 2) - 60 // the facts the header will carry
-	head, used, err := e.forward(0, size, int(float64(base)*dirHeadShare))
+	size := e.Doc.Size()
+	base := in.Budget - overhead(e, v.l, 2) - 60 // the facts the header will carry
+	head, used, err := e.Forward(0, size, int(float64(base)*dirHeadShare))
 	if err != nil {
 		return Output{}, err
 	}
-	tail, used2, err := e.backward(size, head.to, int(float64(base)*dirTailShare))
+	tail, used2, err := e.Backward(size, head.To, int(float64(base)*dirTailShare))
 	if err != nil {
 		return Output{}, err
 	}
 	// A path is shown whole or not at all: a line too long for its share
 	// is left to the omitted stretch.
-	if head.cutEnd {
-		head, used = excerpt{from: 0, to: 0, first: 1, offs: []int64{0}}, 0
+	if head.CutEnd {
+		head, used = view.Excerpt{From: 0, To: 0, First: 1, Offs: []int64{0}}, 0
 	}
-	if tail.cutStart {
-		tail, used2 = excerpt{from: size, to: size, offs: []int64{size}}, 0
+	if tail.CutStart {
+		tail, used2 = view.Excerpt{From: size, To: size, Offs: []int64{size}}, 0
 	}
-	xs := []excerpt{head, tail}
-	shown := shownLines(xs)
+	xs := []view.Excerpt{head, tail}
+	shown := view.ShownLines(xs)
 	st := newDirStats(shown, max(base-used-used2, 0)/minIndexTokens+1)
 	st.match = newDirMatcher(in)
 	root, err := v.scan(ctx, st)
@@ -232,20 +233,20 @@ func (v *dirView) project(ctx context.Context) (Output, error) {
 	}
 	l := v.l
 	if root != "" && root != "." {
-		l.title = "dir " + displayPath(root)
+		l.Title = "dir " + displayPath(root)
 	}
 	facts := v.facts(st)
 	// Less and less for budgets too small for it all: without the search
 	// hint, without the counts, without the summary.
 	for _, nf := range []int{len(facts), 2, 1, 0} {
-		l.facts = facts[:min(nf, len(facts))]
-		l.excerpts = xs
-		l.prelude = nil
+		l.Facts = facts[:min(nf, len(facts))]
+		l.Excerpts = xs
+		l.Prelude = nil
 		if nf > 0 {
-			room := in.Budget - e.overhead(l, 2) - used - used2
-			l.prelude = v.summary(st, room)
+			room := in.Budget - overhead(e, l, 2) - used - used2
+			l.Prelude = v.summary(st, room)
 		}
-		text, next, err := e.fit(l)
+		text, next, err := e.Fit(l)
 		if err != nil {
 			return Output{}, err
 		}
@@ -253,7 +254,7 @@ func (v *dirView) project(ctx context.Context) (Output, error) {
 			return Output{Text: text, Next: next}, nil
 		}
 	}
-	text, next, err := e.assemble(layout{title: "dir"}, true)
+	text, next, err := e.Assemble(view.Layout{Title: "dir"}, true)
 	if err != nil {
 		return Output{}, err
 	}
@@ -756,7 +757,7 @@ func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 
 // dirStats gathers what a directory view summarises, in bounded memory.
 type dirStats struct {
-	shown lineSpans // lines the excerpts show
+	shown view.LineSpans // lines the excerpts show
 
 	entries, files, dirs, links int64
 	maxDepth                    int
@@ -829,7 +830,7 @@ func indexAfter(a, b indexed) bool {
 	return a.line > b.line
 }
 
-func newDirStats(shown lineSpans, limit int) *dirStats {
+func newDirStats(shown view.LineSpans, limit int) *dirStats {
 	return &dirStats{
 		shown:  shown,
 		exts:   map[string]*int64{},
@@ -944,7 +945,7 @@ func (st *dirStats) collapsedIn(p []byte) (*collapsed, []byte) {
 // offer puts an entry in the index if it ranks high enough; inner entries,
 // inside collapsed directories, rank after all others.
 func (st *dirStats) offer(e dirEntry, inner bool) {
-	if st.shown.has(e.line) || e.cut {
+	if st.shown.Has(e.line) || e.cut {
 		return
 	}
 	st.inGaps++
@@ -1014,12 +1015,12 @@ func (v *dirView) summary(st *dirStats, room int) []string {
 	e := v.e
 	out, shown := v.intentLines(st.match, int(float64(room)*dirIntentShare))
 	for _, s := range out {
-		room -= e.cost(s)
+		room -= e.Cost(s)
 	}
 	add := func(s string) {
 		if s != "" {
 			out = append(out, s)
-			room -= e.cost(s)
+			room -= e.Cost(s)
 		}
 	}
 	total := room
@@ -1036,7 +1037,7 @@ func (v *dirView) summary(st *dirStats, room int) []string {
 	collRoom := int(float64(total) * dirCollShare)
 	for _, c := range sortedCollapsed(st.coll) {
 		s := v.collapsedLine(c)
-		if c := e.cost(s); c > collRoom {
+		if c := e.Cost(s); c > collRoom {
 			break
 		} else {
 			collRoom -= c
@@ -1070,7 +1071,7 @@ func (v *dirView) itemLine(label string, items []string, room int) string {
 		if i+1 < len(items) {
 			rest = " · … " + strconv.Itoa(len(items)-i-1) + " more"
 		}
-		if v.e.cost(cand+rest) > room {
+		if v.e.Cost(cand+rest) > room {
 			if i == 0 {
 				return ""
 			}
@@ -1203,10 +1204,10 @@ func (v *dirView) indexLines(st *dirStats, room int, skip map[int64]bool) []stri
 	headingFor := func(n int64) string {
 		return fmt.Sprintf("[%s of the %s entries in the omitted lines, the shallowest first (line: path)]", textfmt.Int(n), textfmt.Int(st.inGaps))
 	}
-	used := v.e.cost(headingFor(st.inGaps))
+	used := v.e.Cost(headingFor(st.inGaps))
 	var chosen []indexed
 	for _, x := range cands {
-		c := v.e.cost(entry(x))
+		c := v.e.Cost(entry(x))
 		if used+c > room {
 			break
 		}

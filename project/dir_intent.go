@@ -11,6 +11,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/internal/topk"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/recall"
 )
@@ -137,7 +138,7 @@ func newDirMatcher(in *Input) *dirMatcher {
 // the candidates of each word while it ranks high enough there. The lines
 // the excerpts show already, and lines too long to read whole, are counted
 // but not kept.
-func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
+func (m *dirMatcher) offer(e dirEntry, shown view.LineSpans) {
 	m.entries++
 	name, dir := e.path, e.path[:0]
 	if i := bytes.LastIndexByte(e.path, '/'); i >= 0 {
@@ -155,7 +156,7 @@ func (m *dirMatcher) offer(e dirEntry, shown lineSpans) {
 		return
 	}
 	key := lv.Words(rank.Part)
-	unseen := e.cut || shown.has(e.line)
+	unseen := e.cut || shown.Has(e.line)
 	switch _, ok := m.combos[key]; {
 	case ok || len(m.combos) < maxMatchCombos:
 		m.combos[key]++
@@ -263,11 +264,11 @@ func (v *dirView) intentLines(m *dirMatcher, room int) ([]string, map[int64]bool
 		if s, ok := texts[at.line]; ok {
 			return s, true
 		}
-		l, err := e.doc.ReadLine(at.off, maxDirLine)
+		l, err := e.Doc.ReadLine(at.off, maxDirLine)
 		if err != nil || l.Cut {
 			return "", false
 		}
-		s := e.in.Line(bytes.TrimRight(l.Text, "\r"), false)
+		s := e.In.Line(bytes.TrimRight(l.Text, "\r"), false)
 		texts[at.line] = s
 		return s, true
 	}
@@ -301,9 +302,9 @@ func (v *dirView) intentLines(m *dirMatcher, room int) ([]string, map[int64]bool
 	if v.in.Ref != "" {
 		more = "[more matches: " + v.in.Hint(recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Grep: &recall.GrepSpec{Pattern: m.grepPattern(), IgnoreCase: true}}) + "]"
 	}
-	used := e.cost(heading(len(cands)))
+	used := e.Cost(heading(len(cands)))
 	if more != "" {
-		used += e.cost(more)
+		used += e.Cost(more)
 	}
 	shown := map[int64]bool{}
 	var order []lineAt
@@ -322,7 +323,7 @@ func (v *dirView) intentLines(m *dirMatcher, room int) ([]string, map[int64]bool
 				break
 			}
 			add = append(add, at)
-			cost += e.cost(entry(at.line, s))
+			cost += e.Cost(entry(at.line, s))
 		}
 		if !ok || used+cost > room {
 			continue

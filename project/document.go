@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/project/sections"
 )
@@ -50,7 +51,7 @@ const (
 
 // document is what one pass over a document found, and how to show it.
 type document struct {
-	e      *excerptor
+	e      *view.Excerptor
 	res    sections.Result
 	intent string
 	// headShare is the head's part of the room for the head and the tail.
@@ -59,8 +60,8 @@ type document struct {
 
 // sniffDocument tells whether a result is a document with sections, from
 // the name it was read by (if any) and its first bytes.
-func sniffDocument(e *excerptor, name string) (sections.Format, bool, error) {
-	head, err := e.doc.ReadRange(0, min(e.doc.Size(), 8<<10))
+func sniffDocument(e *view.Excerptor, name string) (sections.Format, bool, error) {
+	head, err := e.Doc.ReadRange(0, min(e.Doc.Size(), 8<<10))
 	if err != nil {
 		return 0, false, err
 	}
@@ -70,13 +71,13 @@ func sniffDocument(e *excerptor, name string) (sections.Format, bool, error) {
 
 // scanDocument runs the segmenter over every line, ranking the sections
 // for the intent; strip drops the line numbers a tool put in front.
-func scanDocument(ctx context.Context, e *excerptor, f sections.Format, intent string, strip bool) (sections.Result, error) {
+func scanDocument(ctx context.Context, e *view.Excerptor, f sections.Format, intent string, strip bool) (sections.Result, error) {
 	var m *rank.Matcher
 	if intent != "" {
 		m = rank.NewMatcher(rank.Parse(intent))
 	}
 	seg := sections.New(f, m)
-	s := newLineScanner(ctx, e.in.Source, e.in.Source.Size(), maxOutlineLine*4)
+	s := newLineScanner(ctx, e.Doc.ReaderAt(), e.Doc.Size(), maxOutlineLine*4)
 	for s.Scan() {
 		t := s.text
 		if strip {
@@ -87,12 +88,12 @@ func scanDocument(ctx context.Context, e *excerptor, f sections.Format, intent s
 	if err := s.Err(); err != nil {
 		return sections.Result{}, fmt.Errorf("project: finding a document's sections: %w", err)
 	}
-	return seg.Close(e.total), nil
+	return seg.Close(e.Total), nil
 }
 
 // documentView shows a document by its sections, within the frame of l. It
 // reports false, and shows nothing, when the document has no headings.
-func documentView(ctx context.Context, e *excerptor, l layout, f sections.Format, intent string, strip bool, headShare float64) (Output, bool, error) {
+func documentView(ctx context.Context, e *view.Excerptor, l view.Layout, f sections.Format, intent string, strip bool, headShare float64) (Output, bool, error) {
 	res, err := scanDocument(ctx, e, f, intent, strip)
 	if err != nil {
 		return Output{}, false, err
@@ -101,15 +102,15 @@ func documentView(ctx context.Context, e *excerptor, l layout, f sections.Format
 		return Output{}, false, nil
 	}
 	d := &document{e: e, res: res, intent: intent, headShare: headShare}
-	if f != sections.Blocks && !slices.Contains(l.facts, f.String()) {
-		l.facts = append(l.facts, f.String())
+	if f != sections.Blocks && !slices.Contains(l.Facts, f.String()) {
+		l.Facts = append(l.Facts, f.String())
 	}
 	var out Output
 	if len(res.Ranked) > 0 {
 		out, err = d.focused(ctx, l)
 	} else {
 		if intent != "" {
-			l.prelude = append(l.prelude, fmt.Sprintf("[no section matches the intent %s; showing the head and the tail]", strconv.Quote(fileClip(intent, 60))))
+			l.Prelude = append(l.Prelude, fmt.Sprintf("[no section matches the intent %s; showing the head and the tail]", strconv.Quote(fileClip(intent, 60))))
 		}
 		out, err = d.headTail(ctx, l)
 	}
@@ -118,15 +119,15 @@ func documentView(ctx context.Context, e *excerptor, l layout, f sections.Format
 
 // headTail shows the head and the tail, and the outline of the headings
 // between them.
-func (d *document) headTail(ctx context.Context, l layout) (Output, error) {
-	return d.fill(ctx, l, 1, docOutlineShare, func(room int) ([]excerpt, error) {
-		return d.e.ends(room, d.headShare)
+func (d *document) headTail(ctx context.Context, l view.Layout) (Output, error) {
+	return d.fill(ctx, l, 1, docOutlineShare, func(room int) ([]view.Excerpt, error) {
+		return d.e.Ends(room, d.headShare)
 	})
 }
 
 // focused shows the best section from its heading, the headings of the
 // runners-up and the outline.
-func (d *document) focused(ctx context.Context, l layout) (Output, error) {
+func (d *document) focused(ctx context.Context, l view.Layout) (Output, error) {
 	e := d.e
 	best := d.res.Ranked[0]
 	var runners []sections.Ranked
@@ -155,7 +156,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		}
 		note += "; next best: " + strings.Join(also, ", ")
 	}
-	l.prelude = append(l.prelude, note+"]")
+	l.Prelude = append(l.Prelude, note+"]")
 	// The section the best is in, by its heading, and the runners-up, by
 	// theirs; each with its first line of text.
 	heads := runners
@@ -163,10 +164,10 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 	if hasParent {
 		heads = append([]sections.Ranked{{Section: parent}}, runners...)
 	}
-	return d.fill(ctx, l, 3+len(heads), docFocusOutlineShare, func(room int) ([]excerpt, error) {
+	return d.fill(ctx, l, 3+len(heads), docFocusOutlineShare, func(room int) ([]view.Excerpt, error) {
 		type placed struct {
 			s    sections.Section
-			x    excerpt
+			x    view.Excerpt
 			used int
 			// parent marks the section the best is in: the last to be
 			// shown on.
@@ -175,7 +176,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		var ps []placed
 		// A short head for orientation: the title, the page's header.
 		// The most one heading may take: a commit's takes several lines.
-		headRoom := int(float64(e.in.Budget) * docRunnerShare)
+		headRoom := int(float64(e.In.Budget) * docRunnerShare)
 		if d.res.Format == sections.Git {
 			headRoom *= 2
 		}
@@ -185,16 +186,16 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 				// The first commit's heading and subject: the latest.
 				head = first.Body
 			}
-			limit, err := e.doc.LineStart(min(head, best.Line-1) + 1)
+			limit, err := e.Doc.LineStart(min(head, best.Line-1) + 1)
 			if err != nil {
 				return nil, err
 			}
-			x, used, err := e.forward(0, limit, min(room, headRoom))
+			x, used, err := e.Forward(0, limit, min(room, headRoom))
 			if err != nil {
 				return nil, err
 			}
-			if !x.empty() && !x.cutEnd {
-				x.headed = true
+			if !x.Empty() && !x.CutEnd {
+				x.Headed = true
 				ps = append(ps, placed{x: x, used: used, parent: true})
 				room -= used
 			}
@@ -213,7 +214,7 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 			if err != nil {
 				return nil, err
 			}
-			if x.empty() || x.cutEnd || overlapsAny(ps, x, func(p placed) excerpt { return p.x }) {
+			if x.Empty() || x.CutEnd || overlapsAny(ps, x, func(p placed) view.Excerpt { return p.x }) {
 				continue // a heading is shown whole or not at all
 			}
 			ps = append(ps, placed{r.Section, x, used, hasParent && r.Line == parent.Line})
@@ -222,8 +223,8 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		// The best section, from its heading, with what is left.
 		to := best.Last
 		for _, p := range ps {
-			if p.x.first > best.Line && p.x.first <= to {
-				to = p.x.first - 1
+			if p.x.First > best.Line && p.x.First <= to {
+				to = p.x.First - 1
 			}
 		}
 		x, used, err := d.section(best.Section, to, room)
@@ -232,14 +233,14 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		}
 		// The line of it that holds most of the intent, when that is past
 		// what fits, around it; the section's start gives it room.
-		var near excerpt
-		if m := best.Match; m > x.last() && m <= to && x.last() > best.Line {
+		var near view.Excerpt
+		if m := best.Match; m > x.Last() && m <= to && x.Last() > best.Line {
 			from := max(m-docMatchContext, best.Line+1)
-			y, yUsed, err := d.section(sections.Section{Line: from}, min(m+docMatchContext, to), min(room/3, int(float64(e.in.Budget)*docRunnerShare)))
+			y, yUsed, err := d.section(sections.Section{Line: from}, min(m+docMatchContext, to), min(room/3, int(float64(e.In.Budget)*docRunnerShare)))
 			if err != nil {
 				return nil, err
 			}
-			if !y.empty() && !y.cutEnd {
+			if !y.Empty() && !y.CutEnd {
 				if x, used, err = d.section(best.Section, from-1, room-yUsed); err != nil {
 					return nil, err
 				}
@@ -263,29 +264,29 @@ func (d *document) focused(ctx context.Context, l layout) (Output, error) {
 		}
 		for _, i := range order {
 			p := &ps[i]
-			if room <= 0 || x.last() < to || x.cutEnd {
+			if room <= 0 || x.Last() < to || x.CutEnd {
 				break
 			}
 			end := p.s.Last
 			for _, q := range append(ps, placed{x: x}) {
-				if q.x.first > p.x.first && q.x.first <= end {
-					end = q.x.first - 1
+				if q.x.First > p.x.First && q.x.First <= end {
+					end = q.x.First - 1
 				}
 			}
-			if end <= p.x.last() {
+			if end <= p.x.Last() {
 				continue
 			}
 			y, u, err := d.section(p.s, end, room+p.used)
 			if err != nil {
 				return nil, err
 			}
-			if y.to > p.x.to {
+			if y.To > p.x.To {
 				room -= u - p.used
 				p.x, p.used = y, u
 			}
 		}
-		xs := []excerpt{x}
-		if !near.empty() {
+		xs := []view.Excerpt{x}
+		if !near.Empty() {
 			xs = append(xs, near)
 		}
 		for _, p := range ps {
@@ -314,9 +315,9 @@ func (d *document) parent(s sections.Section) (sections.Section, bool) {
 
 // overlapsAny reports whether x shares a line with the excerpt of one of
 // items.
-func overlapsAny[T any](items []T, x excerpt, of func(T) excerpt) bool {
+func overlapsAny[T any](items []T, x view.Excerpt, of func(T) view.Excerpt) bool {
 	for _, it := range items {
-		if y := of(it); x.from < y.to && y.from < x.to {
+		if y := of(it); x.From < y.To && y.From < x.To {
 			return true
 		}
 	}
@@ -325,47 +326,47 @@ func overlapsAny[T any](items []T, x excerpt, of func(T) excerpt) bool {
 
 // section cuts the excerpt of a section from its heading to line to, in
 // room tokens; it is trimmed from its end, its heading being what matters.
-func (d *document) section(s sections.Section, to int64, room int) (excerpt, int, error) {
+func (d *document) section(s sections.Section, to int64, room int) (view.Excerpt, int, error) {
 	e := d.e
-	from, err := e.doc.LineStart(s.Line)
+	from, err := e.Doc.LineStart(s.Line)
 	if err != nil {
-		return excerpt{}, 0, err
+		return view.Excerpt{}, 0, err
 	}
-	end, err := e.doc.LineStart(min(to+1, e.total+1))
+	end, err := e.Doc.LineStart(min(to+1, e.Total+1))
 	if err != nil {
-		return excerpt{}, 0, err
+		return view.Excerpt{}, 0, err
 	}
 	if end <= from {
-		return excerpt{}, 0, nil
+		return view.Excerpt{}, 0, nil
 	}
-	x, used, err := e.forward(from, end, max(room, 0))
-	x.headed = true
+	x, used, err := e.Forward(from, end, max(room, 0))
+	x.Headed = true
 	return x, used, err
 }
 
 // fill lays out a view: the excerpts that excerpts cuts, and the outline of
 // the headings they do not show, which first gets a share of the room;
 // what it leaves unused goes back to the excerpts.
-func (d *document) fill(ctx context.Context, l layout, gaps int, share float64, excerpts func(room int) ([]excerpt, error)) (Output, error) {
+func (d *document) fill(ctx context.Context, l view.Layout, gaps int, share float64, excerpts func(room int) ([]view.Excerpt, error)) (Output, error) {
 	e := d.e
-	base := e.in.Budget - e.overhead(l, gaps)
-	for _, p := range l.prelude {
-		base -= e.cost(p)
+	base := e.In.Budget - overhead(e, l, gaps)
+	for _, p := range l.Prelude {
+		base -= e.Cost(p)
 	}
-	l, err := e.beside(ctx, l, base, int(float64(base)*share), excerpts, d.outline)
+	l, err := e.Beside(ctx, l, base, int(float64(base)*share), excerpts, d.outline)
 	if err != nil {
 		return Output{}, err
 	}
-	text, next, err := e.fit(l)
+	text, next, err := e.Fit(l)
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}, nil
+	return Output{Text: text, Next: next, Complete: next == nil && e.In.StoreError == ""}, nil
 }
 
 // outline renders the headings the shown lines leave out, the higher
 // levels first, within room tokens.
-func (d *document) outline(shown lineSpans, room int) ([]string, int, error) {
+func (d *document) outline(shown view.LineSpans, room int) ([]string, int, error) {
 	if room <= 0 || d.res.Format == sections.Blocks || d.res.Format == sections.Git {
 		// Blocks have no headings; a commit's heading is its hash, which
 		// says nothing without its subject.
@@ -377,7 +378,7 @@ func (d *document) outline(shown lineSpans, room int) ([]string, int, error) {
 	}
 	o := &outline{limit: min(room/minEntryTokens+1, 4096)}
 	for i, s := range d.res.Sections {
-		if shown.has(s.Line) {
+		if shown.Has(s.Line) {
 			continue
 		}
 		rank := headingScore(s.Level)
@@ -397,7 +398,7 @@ func (d *document) outline(shown lineSpans, room int) ([]string, int, error) {
 	if o.total == 0 {
 		return nil, 0, nil
 	}
-	return d.e.renderOutline(o, docLang(d.res.Format), d.res.Format.Grep(), room)
+	return renderOutline(d.e, o, docLang(d.res.Format), d.res.Format.Grep(), room)
 }
 
 // docLang describes a document format to the outline.
@@ -421,9 +422,9 @@ func outlineText(f sections.Format, s sections.Section) string {
 func headingText(s sections.Section) string { return strconv.Quote(fileClip(s.Heading, 80)) }
 
 // sortExcerpts orders excerpts by where they start.
-func sortExcerpts(xs []excerpt) {
+func sortExcerpts(xs []view.Excerpt) {
 	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j].from < xs[j-1].from; j-- {
+		for j := i; j > 0 && xs[j].From < xs[j-1].From; j-- {
 			xs[j], xs[j-1] = xs[j-1], xs[j]
 		}
 	}
@@ -434,7 +435,7 @@ func sortExcerpts(xs []excerpt) {
 // says what it is after; it reports false otherwise, for the command
 // projector to show it. A command that failed is the command projector's
 // too: its error is the evidence.
-func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool, error) {
+func commandDocument(ctx context.Context, in *Input, e *view.Excerptor) (Output, bool, error) {
 	intent := in.Call().Intent
 	if in.TimedOut || in.Signal != "" || in.ExitCode != nil && *in.ExitCode != 0 {
 		return Output{}, false, nil
@@ -448,7 +449,7 @@ func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool
 		// their diffs (log -p, show), the changed lines are what an
 		// intent names, ranked one by one by the command projector, each
 		// with the headings of its file and its commit.
-		head, err := e.doc.ReadRange(0, min(e.doc.Size(), 4<<10))
+		head, err := e.Doc.ReadRange(0, min(e.Doc.Size(), 4<<10))
 		if err != nil {
 			return Output{}, false, err
 		}
@@ -459,12 +460,12 @@ func commandDocument(ctx context.Context, in *Input, e *excerptor) (Output, bool
 	if !ok || f != sections.Man && (f != sections.HTML && f != sections.Git || intent == "") {
 		return Output{}, false, nil
 	}
-	l := layout{title: "command", facts: []string{ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)}}
+	l := view.Layout{Title: "command", Facts: []string{ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)}}
 	if in.Duration > 0 {
-		l.facts = append(l.facts, "ran "+cmdDuration(in.Duration))
+		l.Facts = append(l.Facts, "ran "+cmdDuration(in.Duration))
 	}
 	if cmd := cmdCommandLine(in); cmd != "" {
-		l.prelude = append(l.prelude, "$ "+textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…"))
+		l.Prelude = append(l.Prelude, "$ "+textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…"))
 	}
 	out, ok, err := documentView(ctx, e, l, f, intent, false, headShare)
 	if err != nil || !ok || in.Counter.Count(out.Text) > in.Budget {

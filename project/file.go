@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -65,11 +66,11 @@ func projectFile(ctx context.Context, in *Input) (Output, error) {
 // fileView builds the view of one file read.
 type fileView struct {
 	in   *Input
-	e    *excerptor
+	e    *view.Excerptor
 	nb   numbering
 	args Call
 	defs *defFinder
-	l    layout
+	l    view.Layout
 	// bundle tracks the regions of a bundle of files that the intent's
 	// paths name (see bundle.go); nil without an intent or paths.
 	bundle *bundleRegions
@@ -87,24 +88,24 @@ func newFileView(in *Input) (*fileView, error) {
 	}
 	if v.nb.on {
 		// The tool numbered the lines already.
-		e.numbers = false
+		e.Numbers = false
 	}
-	head, err := e.doc.ReadRange(0, 8<<10)
+	head, err := e.Doc.ReadRange(0, 8<<10)
 	if err != nil {
 		return nil, fmt.Errorf("project: file: %w", err)
 	}
 	lg := langOf(v.args.Path, head)
-	v.defs = &defFinder{in: in, lang: lg, strip: v.nb.on, total: e.total}
-	v.l.title = "file"
+	v.defs = &defFinder{in: in, lang: lg, strip: v.nb.on, total: e.Total}
+	v.l.Title = "file"
 	if p := displayPath(v.args.Path); p != "" {
-		v.l.title += " " + p
+		v.l.Title += " " + p
 	}
 	if lg != nil {
-		v.l.facts = append(v.l.facts, lg.name)
+		v.l.Facts = append(v.l.Facts, lg.name)
 	}
-	v.l.facts = append(v.l.facts, "rev "+in.Rev())
+	v.l.Facts = append(v.l.Facts, "rev "+in.Rev())
 	if v.nb.on && v.nb.first != 1 {
-		v.l.facts = append(v.l.facts, fmt.Sprintf("numbered by the tool from %s (stored line N is file line N+%s)",
+		v.l.Facts = append(v.l.Facts, fmt.Sprintf("numbered by the tool from %s (stored line N is file line N+%s)",
 			textfmt.Int(v.nb.first), textfmt.Int(v.nb.first-1)))
 	}
 	return v, nil
@@ -121,16 +122,16 @@ func displayPath(p string) string {
 }
 
 func (v *fileView) project(ctx context.Context) (Output, error) {
-	e, size := v.e, v.e.doc.Size()
+	e, size := v.e, v.e.Doc.Size()
 	// A file that fits is shown whole.
-	whole, _, err := e.forward(0, size, v.in.Budget-e.overhead(v.l, 1))
+	whole, _, err := e.Forward(0, size, v.in.Budget-overhead(e, v.l, 1))
 	if err != nil {
 		return Output{}, err
 	}
-	if whole.to == size && !whole.cutEnd {
+	if whole.To == size && !whole.CutEnd {
 		l := v.l
-		l.excerpts = []excerpt{whole}
-		text, next, err := e.fit(l)
+		l.Excerpts = []view.Excerpt{whole}
+		text, next, err := e.Fit(l)
 		if err != nil {
 			return Output{}, err
 		}
@@ -162,7 +163,7 @@ func (v *fileView) project(ctx context.Context) (Output, error) {
 		if err != nil {
 			return Output{}, err
 		}
-		text, next, err := e.fit(l)
+		text, next, err := e.Fit(l)
 		if err != nil {
 			return Output{}, err
 		}
@@ -176,7 +177,7 @@ func (v *fileView) project(ctx context.Context) (Output, error) {
 // minimal is the view of last resort for a budget too small for anything
 // else: the header and one marker, which name the whole file.
 func (v *fileView) minimal() (Output, error) {
-	text, next, err := v.e.assemble(layout{title: "file"}, true)
+	text, next, err := v.e.Assemble(view.Layout{Title: "file"}, true)
 	if err != nil {
 		return Output{}, err
 	}
@@ -186,17 +187,17 @@ func (v *fileView) minimal() (Output, error) {
 // plan lays out the view: excerpts, and, withExtras, the focus note and the
 // outline. The outline first gets a share of the room; what it leaves unused
 // goes back to the excerpts.
-func (v *fileView) plan(ctx context.Context, f *focusPlan, withExtras bool) (layout, error) {
+func (v *fileView) plan(ctx context.Context, f *focusPlan, withExtras bool) (view.Layout, error) {
 	e := v.e
 	l := v.l
 	nGaps := 1
 	if f != nil {
 		nGaps = len(f.regions) + 1
 	}
-	base := v.in.Budget - e.overhead(l, nGaps)
+	base := v.in.Budget - overhead(e, l, nGaps)
 	if withExtras && f != nil && f.note != "" {
-		l.prelude = append(l.prelude, f.note)
-		base -= e.cost(f.note)
+		l.Prelude = append(l.Prelude, f.note)
+		base -= e.Cost(f.note)
 	}
 	share := 0.0
 	if withExtras && v.defs.lang != nil {
@@ -205,35 +206,35 @@ func (v *fileView) plan(ctx context.Context, f *focusPlan, withExtras bool) (lay
 			share = fileFocusOutlineShare
 		}
 	}
-	return e.beside(ctx, l, base, int(float64(base)*share),
-		func(room int) ([]excerpt, error) { return v.excerpts(f, room) },
-		func(shown lineSpans, room int) ([]string, int, error) {
-			return e.outlineFor(ctx, v.defs, shown, room, f.boost())
+	return e.Beside(ctx, l, base, int(float64(base)*share),
+		func(room int) ([]view.Excerpt, error) { return v.excerpts(f, room) },
+		func(shown view.LineSpans, room int) ([]string, int, error) {
+			return outlineFor(e, ctx, v.defs, shown, room, f.boost())
 		})
 }
 
 // excerpts cuts the excerpts of the view within room tokens: the head and
 // the tail, or a short head and the focus regions.
-func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
+func (v *fileView) excerpts(f *focusPlan, room int) ([]view.Excerpt, error) {
 	e := v.e
 	if room < 0 {
 		room = 0
 	}
 	if f == nil || len(f.regions) == 0 {
-		return e.ends(room, fileHeadShare)
+		return e.Ends(room, fileHeadShare)
 	}
-	var xs []excerpt
-	first, err := e.doc.LineStart(f.regions[0].from)
+	var xs []view.Excerpt
+	first, err := e.Doc.LineStart(f.regions[0].from)
 	if err != nil {
 		return nil, err
 	}
 	if first > 0 {
 		headRoom := int(float64(room) * focusHeadShare)
-		limit, err := e.doc.LineStart(min(focusHeadLines+1, f.regions[0].from))
+		limit, err := e.Doc.LineStart(min(focusHeadLines+1, f.regions[0].from))
 		if err != nil {
 			return nil, err
 		}
-		head, used, err := e.forward(0, min(limit, first), headRoom)
+		head, used, err := e.Forward(0, min(limit, first), headRoom)
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +258,7 @@ func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
 	}
 	type placed struct {
 		r    focusRegion
-		x    excerpt
+		x    view.Excerpt
 		used int
 	}
 	var done []placed
@@ -270,7 +271,7 @@ func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
 			if err != nil {
 				return nil, err
 			}
-			if x.empty() {
+			if x.Empty() {
 				continue
 			}
 			done = append(done, placed{r, x, used})
@@ -281,17 +282,17 @@ func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
 	// What the major regions left goes to the minor ones: first to show
 	// those cut short to their end, then to show whole the definitions
 	// they show the heads of, when that fits.
-	sort.Slice(done, func(i, j int) bool { return done[i].x.from < done[j].x.from })
+	sort.Slice(done, func(i, j int) bool { return done[i].x.From < done[j].x.From })
 	for _, wholeDefs := range []bool{false, true} {
 		for i := range done {
 			p := &done[i]
-			short := p.x.cutEnd || p.x.last() < p.r.to
+			short := p.x.CutEnd || p.x.Last() < p.r.to
 			if !p.r.minor || room <= 0 || short == wholeDefs || wholeDefs && p.r.whole <= p.r.to {
 				continue
 			}
 			r := p.r
 			if wholeDefs {
-				if i+1 < len(done) && done[i+1].x.first <= r.whole {
+				if i+1 < len(done) && done[i+1].x.First <= r.whole {
 					continue // another region shows a part of it
 				}
 				r.to = r.whole
@@ -300,7 +301,7 @@ func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
 			if err != nil {
 				return nil, err
 			}
-			if wholeDefs && (x.cutEnd || x.last() < r.to) || x.to <= p.x.to {
+			if wholeDefs && (x.CutEnd || x.Last() < r.to) || x.To <= p.x.To {
 				continue
 			}
 			room -= used - p.used
@@ -310,25 +311,25 @@ func (v *fileView) excerpts(f *focusPlan, room int) ([]excerpt, error) {
 	for _, p := range done {
 		xs = append(xs, p.x)
 	}
-	sort.Slice(xs, func(i, j int) bool { return xs[i].from < xs[j].from })
+	sort.Slice(xs, func(i, j int) bool { return xs[i].From < xs[j].From })
 	return xs, nil
 }
 
 // regionExcerpt cuts the excerpt of one focus region within room tokens.
-func (v *fileView) regionExcerpt(r focusRegion, room int) (excerpt, int, error) {
+func (v *fileView) regionExcerpt(r focusRegion, room int) (view.Excerpt, int, error) {
 	e := v.e
-	from, err := e.doc.LineStart(r.from)
+	from, err := e.Doc.LineStart(r.from)
 	if err != nil {
-		return excerpt{}, 0, err
+		return view.Excerpt{}, 0, err
 	}
-	to, err := e.doc.LineStart(min(r.to+1, e.total+1))
+	to, err := e.Doc.LineStart(min(r.to+1, e.Total+1))
 	if err != nil {
-		return excerpt{}, 0, err
+		return view.Excerpt{}, 0, err
 	}
 	if from >= to {
-		return excerpt{}, 0, nil
+		return view.Excerpt{}, 0, nil
 	}
-	return e.forward(from, to, room)
+	return e.Forward(from, to, room)
 }
 
 // focusMinorShare bounds the part of the room one minor focus region may
@@ -436,12 +437,12 @@ func (v *fileView) focus(ctx context.Context) (*focusPlan, error) {
 
 // context widens a region by n lines each side.
 func (v *fileView) context(a, b, n int64) focusRegion {
-	return focusRegion{from: max(1, a-n), to: min(v.e.total, b+n)}
+	return focusRegion{from: max(1, a-n), to: min(v.e.Total, b+n)}
 }
 
 func (v *fileView) focusRange() *focusPlan {
 	a := v.args
-	total := v.e.total
+	total := v.e.Total
 	from, to := a.From, a.To
 	if a.Tail > 0 {
 		from, to = total-a.Tail+1, total

@@ -83,7 +83,7 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 	// what else it says ranks what is in them.
 	scored := it
 	if len(it.Paths) > 0 {
-		head, err := v.e.doc.ReadRange(0, bundleHeadBytes)
+		head, err := v.e.Doc.ReadRange(0, bundleHeadBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -327,7 +327,7 @@ func (v *fileView) rankDefs(ctx context.Context, m *rank.Matcher, st *rank.Stats
 	if len(cands) == 0 {
 		return nil, chain, nil
 	}
-	avg := float64(v.e.total) / float64(max(count, 1))
+	avg := float64(v.e.Total) / float64(max(count, 1))
 	for i := range cands {
 		s, err := v.scoreDef(ctx, m, st, &cands[i], avg)
 		if err != nil {
@@ -529,7 +529,7 @@ func (v *fileView) lineRegions(ctx context.Context, line int64, minor bool, chai
 		from, to = w.from, w.to
 		if ok && end > line {
 			// The line opens a block: the block, from just above it.
-			from, to = max(1, line-focusContext), min(v.e.total, max(end, line+focusContext))
+			from, to = max(1, line-focusContext), min(v.e.Total, max(end, line+focusContext))
 		}
 	}
 	rs := []focusRegion{{from: from, to: to, minor: minor}}
@@ -543,14 +543,14 @@ func (v *fileView) lineRegions(ctx context.Context, line int64, minor bool, chai
 // lines when minor, more when the line is what the view centres on.
 func (v *fileView) lineWindow(line int64, minor bool) focusRegion {
 	if minor {
-		return focusRegion{from: max(1, line-focusContext), to: min(v.e.total, line+2*focusContext), minor: true}
+		return focusRegion{from: max(1, line-focusContext), to: min(v.e.Total, line+2*focusContext), minor: true}
 	}
-	return focusRegion{from: max(1, line-5), to: min(v.e.total, line+10)}
+	return focusRegion{from: max(1, line-5), to: min(v.e.Total, line+10)}
 }
 
 // scanFrom returns a scanner of the lines from line n on, numbered from n.
 func (v *fileView) scanFrom(ctx context.Context, n int64) (*lineScanner, error) {
-	off, err := v.e.doc.LineStart(n)
+	off, err := v.e.Doc.LineStart(n)
 	if err != nil {
 		return nil, err
 	}
@@ -630,17 +630,17 @@ const maxParentBytes = 256 << 10
 // first: each the nearest line above indented less than the one before;
 // and, for an unindented line of an INI or TOML file, its "[section]".
 func (v *fileView) parents(line int64) ([]int64, error) {
-	start, err := v.e.doc.LineStart(line)
+	start, err := v.e.Doc.LineStart(line)
 	if err != nil {
 		return nil, err
 	}
-	l, err := v.e.doc.ReadLine(start, maxOutlineLine)
+	l, err := v.e.Doc.ReadLine(start, maxOutlineLine)
 	if err != nil {
 		return nil, err
 	}
 	cur := v.lineInfoOf(l.Text)
 	from := max(0, start-maxParentBytes)
-	above, err := v.e.doc.ReadRange(from, start)
+	above, err := v.e.Doc.ReadRange(from, start)
 	if err != nil {
 		return nil, err
 	}

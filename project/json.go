@@ -11,6 +11,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/jsonscan"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/tokens"
 )
@@ -602,7 +603,7 @@ func jsonInvalid(ctx context.Context, in *Input, se *jsonscan.SyntaxError) (Outp
 		return Output{}, err
 	}
 	off := min(se.Offset, max(in.Source.Size()-1, 0))
-	line, err := e.doc.LineAt(off)
+	line, err := e.Doc.LineAt(off)
 	if err != nil {
 		return Output{}, err
 	}
@@ -612,9 +613,9 @@ func jsonInvalid(ctx context.Context, in *Input, se *jsonscan.SyntaxError) (Outp
 	}
 	note := fmt.Sprintf("[crumb json: this is not valid JSON: %s, at byte %s (line %s); it is shown as text", msg, textfmt.Int(se.Offset), textfmt.Int(line))
 	if in.Ref != "" {
-		r := recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: max(1, line-5), To: min(line+5, e.total)}}
+		r := recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: max(1, line-5), To: min(line+5, e.Total)}}
 		note += "; the lines around the error: " + in.hint(r)
 	}
 	note += "]"
-	return e.headTail(ctx, layout{title: "text", prelude: []string{note}})
+	return headTail(e, ctx, view.Layout{Title: "text", Prelude: []string{note}})
 }

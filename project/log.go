@@ -13,6 +13,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/drain"
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -598,7 +599,7 @@ func (s *logScan) problems(sev logLevel) (lines int64, templates int) {
 
 // logView renders the view of a log.
 type logView struct {
-	e      *excerptor
+	e      *view.Excerptor
 	s      *logScan
 	size   int64
 	total  int64              // lines
@@ -623,11 +624,11 @@ func projectLog(ctx context.Context, in *Input, f logFormat) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	s, err := scanLog(ctx, in, e.doc, f)
+	s, err := scanLog(ctx, in, e.Doc, f)
 	if err != nil {
 		return Output{}, err
 	}
-	v := &logView{e: e, s: s, size: e.doc.Size(), total: e.total, levels: map[int64]logLevel{}}
+	v := &logView{e: e, s: s, size: e.Doc.Size(), total: e.Total, levels: map[int64]logLevel{}}
 	v.intent = s.intent.best(s.lines)
 	return v.render(ctx)
 }
@@ -681,7 +682,7 @@ func (v *logView) templateLines(room int, skip map[int]bool) []string {
 	}
 	head := fmt.Sprintf("Line templates (<*> marks what varies), %s in %s; the most frequent first, errors and warnings apart:",
 		textfmt.Plural(int64(all), "template"), v.scope())
-	used := v.e.cost(head)
+	used := v.e.Cost(head)
 	if used > room {
 		return nil
 	}
@@ -779,7 +780,7 @@ func (v *logView) fitClusters(cs []drain.Cluster, room int, line func(drain.Clus
 		if i+1 < len(cs) {
 			rest = 24 // the line that counts the rest
 		}
-		n := v.e.cost(s)
+		n := v.e.Cost(s)
 		if used+n+rest > room {
 			break
 		}
@@ -859,7 +860,7 @@ func (v *logView) problemSummary(shown int64) string {
 			b.WriteString("; the rest of the log was not searched")
 		}
 		b.WriteString("; find them all: ")
-		b.WriteString(v.e.in.hint(recall.Request{Ref: v.e.in.Ref, Rev: v.e.in.Rev(), Grep: &recall.GrepSpec{Pattern: p}}))
+		b.WriteString(v.e.In.ReadHint(recall.Request{Ref: v.e.In.Ref, Rev: v.e.In.Rev, Grep: &recall.GrepSpec{Pattern: p}}))
 	}
 	b.WriteString(":")
 	return b.String()
@@ -979,7 +980,7 @@ func (v *logView) record(off int64, lead bool) (logRecord, error) {
 
 // readRecord reads the record of the line at off; see record.
 func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
-	l, err := v.e.doc.ReadLine(off, logLineCap)
+	l, err := v.e.Doc.ReadLine(off, logLineCap)
 	if err != nil {
 		return logRecord{}, err
 	}
@@ -998,7 +999,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		if k >= logRecordLines && !traceback && !(frames && (user < 0 || k <= user)) {
 			break
 		}
-		n, err := v.e.doc.ReadLine(pos, logLineCap)
+		n, err := v.e.Doc.ReadLine(pos, logLineCap)
 		if err != nil {
 			return logRecord{}, err
 		}
@@ -1065,7 +1066,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	if keep == len(ends) {
 		following := ll.hit.level >= sevWarn
 		for pos, k := r.end, 0; k < logBurstLines && pos < v.size; k++ {
-			n, err := v.e.doc.ReadLine(pos, logLineCap)
+			n, err := v.e.Doc.ReadLine(pos, logLineCap)
 			if err != nil {
 				return logRecord{}, err
 			}
@@ -1086,11 +1087,11 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	from := off
 	leading := lead
 	for k := 0; k < logBurstLines && burst <= logBurstLines && from > 0; k++ {
-		start, err := v.e.doc.PrevLineStart(from)
+		start, err := v.e.Doc.PrevLineStart(from)
 		if err != nil {
 			return logRecord{}, err
 		}
-		n, err := v.e.doc.ReadLine(start, logLineCap)
+		n, err := v.e.Doc.ReadLine(start, logLineCap)
 		if err != nil {
 			return logRecord{}, err
 		}
@@ -1136,13 +1137,13 @@ func (v *logView) count(id int) int64 {
 // within room tokens, each paying for the omission marker it may add,
 // around the excerpts already shown (head and tail); the excerpts do not
 // overlap. It returns them and the tokens they take.
-func (v *logView) pick(cands []logCand, shown []excerpt, room, marker, most int) ([]excerpt, int, error) {
-	var picks []excerpt
+func (v *logView) pick(cands []logCand, shown []view.Excerpt, room, marker, most int) ([]view.Excerpt, int, error) {
+	var picks []view.Excerpt
 	used := 0
 	limit := max(room/4, 80) // the most one record may take, unless it must take more
-	taken := func(yield func(excerpt) bool) {
+	taken := func(yield func(view.Excerpt) bool) {
 		for _, x := range shown {
-			if !x.empty() && !yield(x) {
+			if !x.Empty() && !yield(x) {
 				return
 			}
 		}
@@ -1162,12 +1163,12 @@ func (v *logView) pick(cands []logCand, shown []excerpt, room, marker, most int)
 		loCut, hiCut, covered := false, false, false
 		for x := range taken {
 			switch {
-			case off >= x.from && off < x.to:
+			case off >= x.From && off < x.To:
 				covered = true
-			case x.to <= off && x.to > lo:
-				lo, loCut = x.to, x.cutEnd
-			case x.from > off && x.from < hi:
-				hi, hiCut = x.from, x.cutStart
+			case x.To <= off && x.To > lo:
+				lo, loCut = x.To, x.CutEnd
+			case x.From > off && x.From < hi:
+				hi, hiCut = x.From, x.CutStart
 			}
 		}
 		if covered {
@@ -1200,31 +1201,31 @@ func (v *logView) pick(cands []logCand, shown []excerpt, room, marker, most int)
 		if r.lead < c.occ.recOff && start(r.lead) < tries[0].from {
 			tries = append([]try{{start(r.lead), min(left, max(limit, room/3))}}, tries...)
 		}
-		var best excerpt
+		var best view.Excerpt
 		n := 0
 		for _, t := range tries {
-			x, k, err := v.e.forward(t.from, end, t.avail)
+			x, k, err := v.e.Forward(t.from, end, t.avail)
 			if err != nil {
 				return nil, 0, err
 			}
-			if x.empty() || x.to <= off || x.cutEnd && t.avail < limit {
+			if x.Empty() || x.To <= off || x.CutEnd && t.avail < limit {
 				// The line does not fit whole in what is left; a line
 				// too long for any record's share may show in part.
 				continue
 			}
-			if best.empty() {
+			if best.Empty() {
 				best, n = x, k
 			}
-			if x.to >= must {
+			if x.To >= must {
 				best, n = x, k
 				break
 			}
 		}
-		if best.empty() {
+		if best.Empty() {
 			continue
 		}
 		// An excerpt that touches another one joins it: no marker.
-		if !(best.from == lo && !loCut && !best.cutStart || best.to == hi && !hiCut && !best.cutEnd) {
+		if !(best.From == lo && !loCut && !best.CutStart || best.To == hi && !hiCut && !best.CutEnd) {
 			n += marker
 		}
 		picks = append(picks, best)
@@ -1236,19 +1237,19 @@ func (v *logView) pick(cands []logCand, shown []excerpt, room, marker, most int)
 // markerCost is the most tokens one omission marker can take.
 func (v *logView) markerCost() int {
 	e := v.e
-	label := "lines " + strings.Repeat("9", e.width+e.width/3) + "-" + strings.Repeat("9", e.width+e.width/3)
-	g := gap{from: 0, to: v.size, label: label,
-		req: recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &recall.Span{From: e.total + 1, To: e.total + 1}}}
-	return e.cost(e.marker(g, false))
+	label := "lines " + strings.Repeat("9", e.Width+e.Width/3) + "-" + strings.Repeat("9", e.Width+e.Width/3)
+	g := view.Gap{From: 0, To: v.size, Label: label,
+		Req: recall.Request{Ref: e.In.Ref, Rev: e.In.Rev, Lines: &recall.Span{From: e.Total + 1, To: e.Total + 1}}}
+	return e.Cost(e.Marker(g, false))
 }
 
 // render lays the view out within the budget.
 func (v *logView) render(ctx context.Context) (Output, error) {
 	e := v.e
-	base := layout{title: "text (log)", facts: v.facts()}
-	room := e.in.Budget - e.overhead(base, 2)
+	base := view.Layout{Title: "text (log)", Facts: v.facts()}
+	room := e.In.Budget - overhead(e, base, 2)
 	if room < 60 {
-		return e.headTail(ctx, base)
+		return headTail(e, ctx, base)
 	}
 	marker := v.markerCost()
 	cands := v.candidates()
@@ -1281,7 +1282,7 @@ func (v *logView) render(ctx context.Context) (Output, error) {
 // renderWith lays the view out within the budget, its lists leaving out
 // the templates in skip. It returns the excerpts it shows, or none when
 // nothing of the log view fits and the view is the plain one.
-func (v *logView) renderWith(ctx context.Context, base layout, room, marker int, cands []logCand, skip map[int]bool) (Output, []excerpt, error) {
+func (v *logView) renderWith(ctx context.Context, base view.Layout, room, marker int, cands []logCand, skip map[int]bool) (Output, []view.Excerpt, error) {
 	e := v.e
 	tmplRoom, listRoom := room*22/100, 0
 	if v.s.bySev[sevWarn]+v.s.bySev[sevError] > 0 || len(v.intent) > 0 {
@@ -1313,7 +1314,7 @@ func (v *logView) renderWith(ctx context.Context, base layout, room, marker int,
 		default:
 			// Nothing of the log view fits: the plain view, which
 			// compacts its markers when it must.
-			out, err := e.headTail(ctx, base)
+			out, err := headTail(e, ctx, base)
 			return out, nil, err
 		}
 	}
@@ -1321,10 +1322,10 @@ func (v *logView) renderWith(ctx context.Context, base layout, room, marker int,
 
 // shownTemplates returns the templates of at most logRareCount lines whose
 // every line the excerpts show whole.
-func (v *logView) shownTemplates(xs []excerpt) map[int]bool {
+func (v *logView) shownTemplates(xs []view.Excerpt) map[int]bool {
 	visible := func(n int64) bool {
 		for _, x := range xs {
-			if n >= x.first && n <= x.last() && !(n == x.first && x.cutStart) && !(n == x.last() && x.cutEnd) {
+			if n >= x.First && n <= x.Last() && !(n == x.First && x.CutStart) && !(n == x.Last() && x.CutEnd) {
 				return true
 			}
 		}
@@ -1344,7 +1345,7 @@ func (v *logView) shownTemplates(xs []excerpt) map[int]bool {
 // room left. It trims head and tail until the view fits, and reports over
 // when it does not fit even without them, and how many error excerpts it
 // picked.
-func (v *logView) attempt(base layout, templates, problems []string, cands []logCand, most, room, marker int) (out Output, xs []excerpt, over bool, picked int, err error) {
+func (v *logView) attempt(base view.Layout, templates, problems []string, cands []logCand, most, room, marker int) (out Output, xs []view.Excerpt, over bool, picked int, err error) {
 	e := v.e
 	all := v.s.bySev[sevError] + v.s.bySev[sevWarn]
 	withSummary := len(problems) > 0 || all > 0
@@ -1362,10 +1363,10 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 	l := base
 	// The summary counts what is shown, known only once the view fits:
 	// lay it out with the largest count first.
-	l.prelude = prelude(all)
+	l.Prelude = prelude(all)
 	left := room
-	for _, p := range l.prelude {
-		left -= e.cost(p)
+	for _, p := range l.Prelude {
+		left -= e.Cost(p)
 	}
 	left = max(left, 0)
 	// The head and the tail get their shares; the candidates get what
@@ -1375,11 +1376,11 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 	if withCands {
 		headRoom, tailRoom = left*8/100, left*15/100
 	}
-	head, hused, err := e.forward(0, v.size, headRoom)
+	head, hused, err := e.Forward(0, v.size, headRoom)
 	if err != nil {
 		return Output{}, nil, false, 0, err
 	}
-	tail, tused, err := e.backward(v.size, head.to, tailRoom)
+	tail, tused, err := e.Backward(v.size, head.To, tailRoom)
 	if err != nil {
 		return Output{}, nil, false, 0, err
 	}
@@ -1387,58 +1388,58 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 	if withCands {
 		errRoom = max(0, left-hused-tused)
 	}
-	xs, pused, err := v.pick(cands, []excerpt{head, tail}, errRoom, marker, most)
+	xs, pused, err := v.pick(cands, []view.Excerpt{head, tail}, errRoom, marker, most)
 	if err != nil {
 		return Output{}, nil, false, 0, err
 	}
 	picks := len(xs)
-	sort.Slice(xs, func(i, j int) bool { return xs[i].from < xs[j].from })
+	sort.Slice(xs, func(i, j int) bool { return xs[i].From < xs[j].From })
 	// Grow the tail, then the head, into what is left.
-	if spare := left - hused - tused - pused; spare > 0 && !tail.cutStart {
-		limit := head.to
+	if spare := left - hused - tused - pused; spare > 0 && !tail.CutStart {
+		limit := head.To
 		if len(xs) > 0 {
-			limit = xs[len(xs)-1].to
+			limit = xs[len(xs)-1].To
 		}
-		more, n, err := e.backward(tail.from, limit, spare)
+		more, n, err := e.Backward(tail.From, limit, spare)
 		if err != nil {
 			return Output{}, nil, false, 0, err
 		}
-		if !more.empty() && !more.cutStart {
+		if !more.Empty() && !more.CutStart {
 			tail = appendExcerpt(more, tail)
 			tused += n
 		}
 	}
-	if spare := left - hused - tused - pused; spare > 0 && !head.cutEnd {
-		limit := tail.from
+	if spare := left - hused - tused - pused; spare > 0 && !head.CutEnd {
+		limit := tail.From
 		if len(xs) > 0 {
-			limit = xs[0].from
+			limit = xs[0].From
 		}
-		more, _, err := e.forward(head.to, limit, spare)
+		more, _, err := e.Forward(head.To, limit, spare)
 		if err != nil {
 			return Output{}, nil, false, 0, err
 		}
-		if !more.empty() && !more.cutEnd {
+		if !more.Empty() && !more.CutEnd {
 			head = appendExcerpt(head, more)
 		}
 	}
-	ends := []excerpt{head, tail}
+	ends := []view.Excerpt{head, tail}
 	for {
-		l.excerpts, err = v.join(append(append([]excerpt{ends[0]}, xs...), ends[1]), marker)
+		l.Excerpts, err = v.join(append(append([]view.Excerpt{ends[0]}, xs...), ends[1]), marker)
 		if err != nil {
 			return Output{}, nil, false, 0, err
 		}
 		if withSummary {
-			l.prelude = prelude(v.shownProblems(l.excerpts))
+			l.Prelude = prelude(v.shownProblems(l.Excerpts))
 		}
-		text, next, err := e.assemble(l, false)
+		text, next, err := e.Assemble(l, false)
 		if err != nil {
 			return Output{}, nil, false, 0, err
 		}
-		out := Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}
-		if e.in.Counter.Count(text) <= e.in.Budget {
-			return out, l.excerpts, false, picks, nil
+		out := Output{Text: text, Next: next, Complete: next == nil && e.In.StoreError == ""}
+		if e.In.Counter.Count(text) <= e.In.Budget {
+			return out, l.Excerpts, false, picks, nil
 		}
-		if !trimLargest(ends, v.size) {
+		if !view.TrimLargest(ends, v.size) {
 			return out, nil, true, picks, nil
 		}
 	}
@@ -1446,53 +1447,53 @@ func (v *logView) attempt(base layout, templates, problems []string, cands []log
 
 // join merges excerpts that touch, and fills the gaps between excerpts
 // that cost no more to show than their omission markers would.
-func (v *logView) join(xs []excerpt, marker int) ([]excerpt, error) {
-	var out []excerpt
+func (v *logView) join(xs []view.Excerpt, marker int) ([]view.Excerpt, error) {
+	var out []view.Excerpt
 	for _, x := range xs {
-		if x.empty() {
+		if x.Empty() {
 			continue
 		}
 		if len(out) > 0 {
 			last := &out[len(out)-1]
-			if last.to < x.from && !last.cutEnd && !x.cutStart && x.first-last.last() <= 4 {
-				g, _, err := v.e.forward(last.to, x.from, marker)
+			if last.To < x.From && !last.CutEnd && !x.CutStart && x.First-last.Last() <= 4 {
+				g, _, err := v.e.Forward(last.To, x.From, marker)
 				if err != nil {
 					return nil, err
 				}
-				if g.to == x.from && !g.cutEnd {
+				if g.To == x.From && !g.CutEnd {
 					*last = appendExcerpt(*last, g)
 				}
 			}
-			if last.to == x.from && !last.cutEnd && !x.cutStart {
+			if last.To == x.From && !last.CutEnd && !x.CutStart {
 				*last = appendExcerpt(*last, x)
 				continue
 			}
 		}
-		x.lines = append([]string(nil), x.lines...)
-		x.offs = append([]int64(nil), x.offs...)
+		x.Lines = append([]string(nil), x.Lines...)
+		x.Offs = append([]int64(nil), x.Offs...)
 		out = append(out, x)
 	}
 	return out, nil
 }
 
 // appendExcerpt returns a followed by b, which starts where a ends.
-func appendExcerpt(a, b excerpt) excerpt {
-	a.lines = append(a.lines, b.lines...)
-	a.offs = append(a.offs[:len(a.offs)-1], b.offs...)
-	a.to, a.cutEnd = b.to, b.cutEnd
+func appendExcerpt(a, b view.Excerpt) view.Excerpt {
+	a.Lines = append(a.Lines, b.Lines...)
+	a.Offs = append(a.Offs[:len(a.Offs)-1], b.Offs...)
+	a.To, a.CutEnd = b.To, b.CutEnd
 	return a
 }
 
 // shownProblems counts the error and warning lines the excerpts show from
 // their start.
-func (v *logView) shownProblems(xs []excerpt) int64 {
+func (v *logView) shownProblems(xs []view.Excerpt) int64 {
 	var n int64
 	for _, x := range xs {
-		for i := range x.lines {
-			if i == 0 && x.cutStart {
+		for i := range x.Lines {
+			if i == 0 && x.CutStart {
 				continue
 			}
-			if v.lineLevel(x.offs[i]) >= sevWarn {
+			if v.lineLevel(x.Offs[i]) >= sevWarn {
 				n++
 			}
 		}
@@ -1505,7 +1506,7 @@ func (v *logView) lineLevel(off int64) logLevel {
 	if l, ok := v.levels[off]; ok {
 		return l
 	}
-	l, err := v.e.doc.ReadLine(off, logLineCap)
+	l, err := v.e.Doc.ReadLine(off, logLineCap)
 	if err != nil {
 		return sevNone
 	}

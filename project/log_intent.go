@@ -206,11 +206,11 @@ func (v *logView) intentSummary(picks []logIntentPick) string {
 		b.WriteString(", shown below as room allows")
 	}
 	// The search: the rarest word, which the best matches hold.
-	req := recall.Request{Ref: v.e.in.Ref, Rev: v.e.in.Rev(), Grep: &recall.GrepSpec{Pattern: "(?i)" + logQuoteRE(words[0])}}
+	req := recall.Request{Ref: v.e.In.Ref, Rev: v.e.In.Rev, Grep: &recall.GrepSpec{Pattern: "(?i)" + logQuoteRE(words[0])}}
 	b.WriteString("; find the lines with ")
 	b.WriteString(quoted[0])
 	b.WriteString(": ")
-	b.WriteString(v.e.in.hint(req))
+	b.WriteString(v.e.In.ReadHint(req))
 	b.WriteString(":")
 	return b.String()
 }

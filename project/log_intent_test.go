@@ -163,11 +163,11 @@ func TestLogIntentBest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _, err := detectLog(e.doc)
+	f, _, err := detectLog(e.Doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scanLog(context.Background(), in, e.doc, f)
+	s, err := scanLog(context.Background(), in, e.Doc, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,15 +375,15 @@ func testLogView(t testing.TB, b []byte, args string) *logView {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, isLog, err := detectLog(e.doc)
+	f, isLog, err := detectLog(e.Doc)
 	if err != nil || !isLog {
 		t.Fatalf("not a log (%v)", err)
 	}
-	s, err := scanLog(context.Background(), in, e.doc, f)
+	s, err := scanLog(context.Background(), in, e.Doc, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &logView{e: e, s: s, size: e.doc.Size(), total: e.total, levels: map[int64]logLevel{}}
+	v := &logView{e: e, s: s, size: e.Doc.Size(), total: e.Total, levels: map[int64]logLevel{}}
 	v.intent = s.intent.best(s.lines)
 	return v
 }

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/sections"
 )
 
@@ -593,7 +594,7 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 // scanHeadings finds the headings of a Markdown document with the
 // document segmenter (package sections), in one streaming pass.
 func (f *defFinder) scanHeadings(ctx context.Context, fn func(*srcDef)) error {
-	e := &excerptor{in: f.in, doc: f.in.Doc(), total: f.total}
+	e := &view.Excerptor{In: viewInputOf(f.in), Doc: f.in.Doc(), Total: f.total}
 	res, err := scanDocument(ctx, e, sections.Markdown, "", f.strip)
 	if err != nil {
 		return err

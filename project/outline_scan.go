@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"io"
 )
 
@@ -101,13 +102,13 @@ const numberedSample = 40
 
 // detectNumbering reports whether the first lines of a text all start with
 // consecutive line numbers followed by a tab or an arrow.
-func detectNumbering(e *excerptor) (numbering, error) {
+func detectNumbering(e *view.Excerptor) (numbering, error) {
 	var nb numbering
 	pos := int64(0)
 	want := int64(-1)
 	seen := 0
-	for seen < numberedSample && pos < e.doc.Size() {
-		l, err := e.doc.ReadLine(pos, 64)
+	for seen < numberedSample && pos < e.Doc.Size() {
+		l, err := e.Doc.ReadLine(pos, 64)
 		if err != nil {
 			return numbering{}, err
 		}

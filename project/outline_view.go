@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/topk"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -44,35 +45,6 @@ func (o *outline) offer(d rankedDef) {
 	topk.Keep(&o.keep, o.limit, d, lessImportant)
 }
 
-// lineSpans is a sorted list of line ranges, inclusive.
-type lineSpans [][2]int64
-
-func (s lineSpans) has(line int64) bool {
-	i := sort.Search(len(s), func(i int) bool { return s[i][1] >= line })
-	return i < len(s) && s[i][0] <= line
-}
-
-// shownLines returns the lines the excerpts show whole.
-func shownLines(xs []excerpt) lineSpans {
-	var out lineSpans
-	for _, x := range xs {
-		if x.empty() {
-			continue
-		}
-		a, b := x.first, x.last()
-		if x.cutStart {
-			a++
-		}
-		if x.cutEnd {
-			b--
-		}
-		if a <= b {
-			out = append(out, [2]int64{a, b})
-		}
-	}
-	return out
-}
-
 // minEntryTokens is the least an outline entry costs; it bounds how many
 // definitions are worth keeping for a room.
 const minEntryTokens = 4
@@ -83,13 +55,13 @@ const minEntryTokens = 4
 //
 // boost, when set, raises the rank of definitions related to what the view
 // centres on.
-func (e *excerptor) outlineFor(ctx context.Context, f *defFinder, shown lineSpans, room int, boost func(*srcDef) int) ([]string, int, error) {
+func outlineFor(e *view.Excerptor, ctx context.Context, f *defFinder, shown view.LineSpans, room int, boost func(*srcDef) int) ([]string, int, error) {
 	if f == nil || f.lang == nil || room <= 0 {
 		return nil, 0, nil
 	}
 	o := &outline{limit: min(room/minEntryTokens+1, 4096)}
 	err := f.each(ctx, func(d *srcDef) {
-		if !shown.has(d.line) {
+		if !shown.Has(d.line) {
 			r := rankedDef{d, d.score}
 			if boost != nil {
 				r.rank += boost(d)
@@ -103,13 +75,13 @@ func (e *excerptor) outlineFor(ctx context.Context, f *defFinder, shown lineSpan
 	if o.total == 0 {
 		return nil, 0, nil
 	}
-	return e.renderOutline(o, f.lang, f.grepPattern(), room)
+	return renderOutline(e, o, f.lang, f.grepPattern(), room)
 }
 
 // renderOutline lists the most important definitions that fit in room
 // tokens, in line order, under a line that says what is listed and how to
 // read one, and how to list those left out.
-func (e *excerptor) renderOutline(o *outline, lg *srcLang, grep string, room int) ([]string, int, error) {
+func renderOutline(e *view.Excerptor, o *outline, lg *srcLang, grep string, room int) ([]string, int, error) {
 	cands := append([]rankedDef(nil), o.keep...)
 	sort.Slice(cands, func(i, j int) bool { return lessImportant(cands[j], cands[i]) })
 	var maxLine int64
@@ -125,15 +97,15 @@ func (e *excerptor) renderOutline(o *outline, lg *srcLang, grep string, room int
 		return "  " + strings.Repeat(" ", width-len(num)) + num + " " + strings.Repeat("  ", min(d.depth, 3)) + d.text
 	}
 	// The heading, with the largest numbers it could hold.
-	worst := &srcDef{line: maxLine, end: e.total}
+	worst := &srcDef{line: maxLine, end: e.Total}
 	if len(cands) > 0 {
 		worst.printed = cands[0].d.printed
 	}
-	used := e.cost(e.outlineHeading(lg, grep, o.total, o.total, worst, o.total > 1))
+	used := e.Cost(outlineHeading(e, lg, grep, o.total, o.total, worst, o.total > 1))
 	var chosen []*srcDef
 	for _, r := range cands {
 		d := r.d
-		c := e.cost(entry(d))
+		c := e.Cost(entry(d))
 		if used+c > room {
 			break
 		}
@@ -145,19 +117,19 @@ func (e *excerptor) renderOutline(o *outline, lg *srcLang, grep string, room int
 	}
 	first := chosen[0]
 	sort.Slice(chosen, func(i, j int) bool { return chosen[i].line < chosen[j].line })
-	out := []string{e.outlineHeading(lg, grep, len(chosen), o.total, first, len(chosen) < o.total)}
-	cost := e.cost(out[0])
+	out := []string{outlineHeading(e, lg, grep, len(chosen), o.total, first, len(chosen) < o.total)}
+	cost := e.Cost(out[0])
 	for _, d := range chosen {
 		s := entry(d)
 		out = append(out, s)
-		cost += e.cost(s)
+		cost += e.Cost(s)
 	}
 	return out, cost, nil
 }
 
 // outlineHeading says what an outline lists: n of total definitions, how to
 // read one (ex) and, when some are left out, how to list them all.
-func (e *excerptor) outlineHeading(lg *srcLang, grep string, n, total int, ex *srcDef, partial bool) string {
+func outlineHeading(e *view.Excerptor, lg *srcLang, grep string, n, total int, ex *srcDef, partial bool) string {
 	what := "definitions"
 	if lg.closing == closeHeading {
 		what = "headings"
@@ -173,15 +145,15 @@ func (e *excerptor) outlineHeading(lg *srcLang, grep string, n, total int, ex *s
 	} else {
 		b.WriteString(strconv.Itoa(total) + " " + what)
 	}
-	if e.in.Ref != "" {
+	if e.In.Ref != "" {
 		span := recall.Span{From: ex.line, To: max(ex.end, ex.line)}
 		b.WriteString("; read one")
 		if ex.printed != "" {
 			b.WriteString(" (stored lines)")
 		}
-		b.WriteString(": " + e.in.Hint(recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &span}))
+		b.WriteString(": " + e.In.Hint(recall.Request{Ref: e.In.Ref, Rev: e.In.Rev, Lines: &span}))
 		if partial {
-			b.WriteString("; list them all: " + e.in.Hint(recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Grep: &recall.GrepSpec{Pattern: grep}}))
+			b.WriteString("; list them all: " + e.In.Hint(recall.Request{Ref: e.In.Ref, Rev: e.In.Rev, Grep: &recall.GrepSpec{Pattern: grep}}))
 		}
 	}
 	b.WriteString("]")

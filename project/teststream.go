@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/project/teststream"
 	"github.com/crumb-dev/crumb/recall"
@@ -121,7 +122,7 @@ func tokensOf(in *Input, size int64) int {
 // reportView is one view of a decoded report.
 type reportView struct {
 	in     *Input
-	e      *excerptor
+	e      *view.Excerptor
 	rep    *teststream.Report
 	kind   Kind           // the kind of the result, which the header names
 	quoted map[int64]bool // the raw lines the view quotes whole
@@ -167,13 +168,13 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 	// The room for the units: the budget less a header naming many
 	// omitted ranges (it names at most three and a count), the command
 	// and the store's note.
-	worst := textfmt.Int(e.total)
-	wg := gap{req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: e.total, To: e.total}}}
+	worst := textfmt.Int(e.Total)
+	wg := view.Gap{Req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: e.Total, To: e.Total}}}
 	header := v.header(prelude, "lines "+worst+"-"+worst+", lines "+worst+"-"+worst+" and 9 more",
-		in.hint(continuation([]gap{wg, wg})))
-	room := in.Budget - e.cost(header) - e.cost(command) - 2
+		in.hint(view.Continuation([]view.Gap{wg, wg})))
+	room := in.Budget - e.Cost(header) - e.Cost(command) - 2
 	if in.StoreError != "" {
-		room -= e.cost(storeNote(in))
+		room -= e.Cost(storeNote(in))
 	}
 	// Units best first, each shortened to a share of the room; the view
 	// shows them by section.
@@ -288,7 +289,7 @@ func (v *reportView) assemble(prelude []string, command string, picked []*report
 	if err != nil {
 		return "", nil, err
 	}
-	gs, err := e.gaps(xs)
+	gs, err := e.Gaps(xs)
 	if err != nil {
 		return "", nil, err
 	}
@@ -302,17 +303,17 @@ func (v *reportView) assemble(prelude []string, command string, picked []*report
 				labels = append(labels, "and "+textfmt.Int(int64(len(gs)-3))+" more")
 				break
 			}
-			labels = append(labels, g.label)
+			labels = append(labels, g.Label)
 		}
 		omitted = strings.Join(labels, ", ")
 		if in.Ref != "" {
-			r := continuation(gs)
+			r := view.Continuation(gs)
 			next = &r
 		}
 	}
 	nextHint := ""
 	if len(gs) > 0 {
-		nextHint = in.hint(continuation(gs))
+		nextHint = in.hint(view.Continuation(gs))
 	}
 	b.WriteString(v.header(prelude, omitted, nextHint))
 	if in.StoreError != "" {
@@ -351,7 +352,7 @@ func (v *reportView) header(facts []string, omitted, next string) string {
 		b.WriteString(f + ", ")
 	}
 	b.WriteString("a " + v.rep.Format.String() + " report, decoded, ")
-	b.WriteString(textfmt.Plural(e.total, "line") + ", " + textfmt.Size(e.sourceSize()))
+	b.WriteString(textfmt.Plural(e.Total, "line") + ", " + textfmt.Size(e.SourceSize()))
 	if in.Ref != "" {
 		b.WriteString(", ref " + string(in.Ref))
 	}
@@ -365,36 +366,36 @@ func (v *reportView) header(facts []string, omitted, next string) string {
 	}
 	b.WriteString("; omitted as raw lines: " + omitted)
 	if in.Truncated {
-		b.WriteString("; only the first " + textfmt.Size(e.doc.Size()) + " of " + textfmt.Size(in.SourceSize) + " were kept")
+		b.WriteString("; only the first " + textfmt.Size(e.Doc.Size()) + " of " + textfmt.Size(in.SourceSize) + " were kept")
 	}
 	b.WriteString("; next: " + next + "]")
 	return b.String()
 }
 
 // excerpts are the runs of raw lines the view quotes whole.
-func (v *reportView) excerpts() ([]excerpt, error) {
+func (v *reportView) excerpts() ([]view.Excerpt, error) {
 	nums := make([]int64, 0, len(v.quoted))
 	for n := range v.quoted {
 		nums = append(nums, n)
 	}
 	slices.Sort(nums)
-	var xs []excerpt
+	var xs []view.Excerpt
 	for i := 0; i < len(nums); {
 		j := i
 		for j+1 < len(nums) && nums[j+1] == nums[j]+1 {
 			j++
 		}
-		from, err := v.e.doc.LineStart(nums[i])
+		from, err := v.e.Doc.LineStart(nums[i])
 		if err != nil {
 			return nil, err
 		}
-		to, err := v.e.doc.LineStart(nums[j] + 1)
+		to, err := v.e.Doc.LineStart(nums[j] + 1)
 		if err != nil {
 			return nil, err
 		}
-		x := excerpt{from: from, to: to, first: nums[i]}
+		x := view.Excerpt{From: from, To: to, First: nums[i]}
 		for k := i; k <= j; k++ {
-			x.lines = append(x.lines, "")
+			x.Lines = append(x.Lines, "")
 		}
 		xs = append(xs, x)
 		i = j + 1
@@ -504,7 +505,7 @@ func (v *reportView) add(b *reportBlock, s string, room int) bool { return v.add
 
 // addAt adds a line that is at offset at in the raw result.
 func (v *reportView) addAt(b *reportBlock, s string, room int, at int64) bool {
-	c := v.e.cost(s)
+	c := v.e.Cost(s)
 	if b.cost+c > room {
 		return false
 	}
@@ -530,16 +531,16 @@ func cmpInt64(a, b int64) int {
 // decoded lines).
 func (v *reportView) quote(b *reportBlock, sp teststream.Span, room int) (bool, error) {
 	e, in := v.e, v.in
-	ln, err := e.doc.LineAt(sp.From)
+	ln, err := e.Doc.LineAt(sp.From)
 	if err != nil {
 		return false, err
 	}
-	start, err := e.doc.LineStart(ln)
+	start, err := e.Doc.LineStart(ln)
 	if err != nil {
 		return false, err
 	}
 	for pos := start; pos < sp.To; ln++ {
-		l, err := e.doc.ReadLine(pos, min(e.maxLineBytes(), reportQuoteCap*16))
+		l, err := e.Doc.ReadLine(pos, min(e.MaxLineBytes(), reportQuoteCap*16))
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				break
@@ -549,12 +550,12 @@ func (v *reportView) quote(b *reportBlock, sp teststream.Span, room int) (bool, 
 		pos = l.End
 		from, to := max(sp.From, l.Start), min(sp.To, l.End)
 		if from == l.Start && to == l.End {
-			s := e.render(l.Text, ln, false)
-			if l.Cut || e.cost(s) > reportQuoteCap {
+			s := e.Render(l.Text, ln, false)
+			if l.Cut || e.Cost(s) > reportQuoteCap {
 				// Too long to quote whole: its start, as it is, and the
 				// unit's decoded lines after it.
 				if c := min(reportQuoteCap, room-b.cost); c >= 16 {
-					k := e.fitPrefix(l.Text, ln, c-2)
+					k := e.FitPrefix(l.Text, ln, c-2)
 					s := in.Line(l.Text[:k], true) + " …"
 					if v.addAt(b, s, room, l.Start) {
 						b.prefix = append(b.prefix, s)
@@ -577,7 +578,7 @@ func (v *reportView) quote(b *reportBlock, sp teststream.Span, room int) (bool, 
 		contentEnd := l.Start + int64(len(l.Text))
 		if l.Cut {
 			contentEnd = l.End
-			if nl, err := e.doc.ReadRange(l.End-1, l.End); err == nil && len(nl) == 1 && nl[0] == '\n' {
+			if nl, err := e.Doc.ReadRange(l.End-1, l.End); err == nil && len(nl) == 1 && nl[0] == '\n' {
 				contentEnd--
 			}
 		}
@@ -585,16 +586,16 @@ func (v *reportView) quote(b *reportBlock, sp teststream.Span, room int) (bool, 
 		if k <= 0 {
 			continue
 		}
-		frag, err := e.doc.ReadRange(from, from+min(k, int64(reportQuoteCap*16)))
+		frag, err := e.Doc.ReadRange(from, from+min(k, int64(reportQuoteCap*16)))
 		if err != nil {
 			return false, err
 		}
 		cut := int64(len(frag)) < k
-		if c := min(reportQuoteCap, room-b.cost); e.cost(in.Line(frag, true)) > c {
+		if c := min(reportQuoteCap, room-b.cost); e.Cost(in.Line(frag, true)) > c {
 			if c < 16 {
 				continue
 			}
-			frag = frag[:e.fitPrefix(frag, ln, c-2)]
+			frag = frag[:e.FitPrefix(frag, ln, c-2)]
 			cut = true
 		}
 		s := in.Line(frag, true)
@@ -621,16 +622,16 @@ func (v *reportView) where(u *teststream.Unit) (string, error) {
 // span names a raw byte range by its lines, or its bytes when it lies in
 // one line.
 func (v *reportView) span(sp teststream.Span) (string, error) {
-	a, err := v.e.doc.LineAt(sp.From)
+	a, err := v.e.Doc.LineAt(sp.From)
 	if err != nil {
 		return "", err
 	}
-	b, err := v.e.doc.LineAt(max(sp.From, sp.To-1))
+	b, err := v.e.Doc.LineAt(max(sp.From, sp.To-1))
 	if err != nil {
 		return "", err
 	}
 	switch {
-	case a == b && v.e.total == 1:
+	case a == b && v.e.Total == 1:
 		return "bytes " + textfmt.Int(sp.From) + "-" + textfmt.Int(sp.To), nil
 	case a == b:
 		return "line " + textfmt.Int(a), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/sections"
 	"github.com/crumb-dev/crumb/recall"
 )
@@ -31,7 +32,7 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	s, err := sniffDoc(e.doc)
+	s, err := sniffDoc(e.Doc)
 	if err != nil {
 		return Output{}, err
 	}
@@ -50,54 +51,54 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 		df, ok = sections.Blocks, true
 	}
 	if ok {
-		if out, ok, err := documentView(ctx, e, layout{title: "text"}, df, intent, false, headShare); err != nil || ok && in.Counter.Count(out.Text) <= in.Budget {
+		if out, ok, err := documentView(ctx, e, view.Layout{Title: "text"}, df, intent, false, headShare); err != nil || ok && in.Counter.Count(out.Text) <= in.Budget {
 			return out, err
 		}
 	}
-	return e.headTail(ctx, layout{title: "text"})
+	return headTail(e, ctx, view.Layout{Title: "text"})
 }
 
 // headTail fills a layout with a head and a tail excerpt, around whatever
 // prelude the layout already has, and renders it within the budget.
-func (e *excerptor) headTail(ctx context.Context, l layout) (Output, error) {
-	room := e.in.Budget - e.overhead(l, 1)
-	for _, p := range l.prelude {
-		room -= e.cost(p)
+func headTail(e *view.Excerptor, ctx context.Context, l view.Layout) (Output, error) {
+	room := e.In.Budget - overhead(e, l, 1)
+	for _, p := range l.Prelude {
+		room -= e.Cost(p)
 	}
 	if err := ctx.Err(); err != nil {
 		return Output{}, err
 	}
-	xs, err := e.ends(room, headShare)
+	xs, err := e.Ends(room, headShare)
 	if err != nil {
 		return Output{}, err
 	}
-	l.excerpts = xs
-	text, next, err := e.fit(l)
+	l.Excerpts = xs
+	text, next, err := e.Fit(l)
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Text: text, Next: next, Complete: next == nil && e.in.StoreError == ""}, nil
+	return Output{Text: text, Next: next, Complete: next == nil && e.In.StoreError == ""}, nil
 }
 
 // overhead returns the tokens that the header of l and n omission markers
 // take at most, with the longest numbers they could hold.
-func (e *excerptor) overhead(l layout, n int) int {
-	size := e.doc.Size()
-	worst := gap{from: 0, to: size, label: "lines " + strings.Repeat("9", e.width+e.width/3) + "-" + strings.Repeat("9", e.width+e.width/3),
-		req: recall.Request{Ref: e.in.Ref, Rev: e.in.Rev(), Lines: &recall.Span{From: e.total + 1, To: e.total + 1}}}
-	gs := make([]gap, max(n, 1))
+func overhead(e *view.Excerptor, l view.Layout, n int) int {
+	size := e.Doc.Size()
+	worst := view.Gap{From: 0, To: size, Label: "lines " + strings.Repeat("9", e.Width+e.Width/3) + "-" + strings.Repeat("9", e.Width+e.Width/3),
+		Req: recall.Request{Ref: e.In.Ref, Rev: e.In.Rev, Lines: &recall.Span{From: e.Total + 1, To: e.Total + 1}}}
+	gs := make([]view.Gap, max(n, 1))
 	for i := range gs {
 		gs[i] = worst
 	}
 	fake := l
-	x := excerpt{first: e.total, lines: []string{""}, from: size, to: size, cutStart: true}
-	fake.excerpts = []excerpt{x, x, x}
-	total := e.cost(e.header(fake, gs))
+	x := view.Excerpt{First: e.Total, Lines: []string{""}, From: size, To: size, CutStart: true}
+	fake.Excerpts = []view.Excerpt{x, x, x}
+	total := e.Cost(e.Header(fake, gs))
 	for range n {
-		total += e.cost(e.marker(worst, false))
+		total += e.Cost(e.Marker(worst, false))
 	}
-	if e.in.StoreError != "" {
-		total += e.cost("[crumb could not store this result: " + e.in.StoreError + "; what is omitted here cannot be read back]")
+	if e.In.StoreError != "" {
+		total += e.Cost("[crumb could not store this result: " + e.In.StoreError + "; what is omitted here cannot be read back]")
 	}
 	return total + 4
 }

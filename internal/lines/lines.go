@@ -58,6 +58,10 @@ func New(r io.ReaderAt, size int64, newlines *int64, chunkNL []int64, chunkSize 
 // Size returns the number of bytes.
 func (d *Doc) Size() int64 { return d.size }
 
+// ReaderAt returns what the Doc reads from, for a reader that scans the
+// document by itself.
+func (d *Doc) ReaderAt() io.ReaderAt { return d.r }
+
 // block returns the Doc's read buffer, for a read whose bytes are not
 // held for the next one.
 func (d *Doc) block() []byte {
