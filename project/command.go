@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
@@ -137,121 +134,6 @@ func cmdScanSource(ctx context.Context, in *Input, s *cmdScan, from int64) (*cmd
 	return s, nil
 }
 
-// ExitSummary states how a command ended, plainly, the way the header of a
-// command's view does: "exit status 0", "exit status 2 (failed)", "killed by
-// SIGKILL", "interrupted (SIGINT)", "timed out after 30s", or "exit status
-// unknown".
-func ExitSummary(exitCode *int, signal string, timedOut bool, d time.Duration) string {
-	sig := cmdSignalName(signal)
-	var s string
-	switch {
-	case timedOut:
-		s = "timed out"
-		if d > 0 {
-			s += " after " + cmdDuration(d)
-		}
-		switch {
-		case sig != "":
-			s += " (killed by " + sig + ")"
-		case exitCode != nil:
-			s += " (exit status " + strconv.Itoa(*exitCode) + ")"
-		}
-	case sig == "SIGINT":
-		s = "interrupted (SIGINT)"
-	case sig != "":
-		s = "killed by " + sig
-	case exitCode == nil:
-		s = "exit status unknown"
-	case *exitCode == 0:
-		s = "exit status 0"
-	case *exitCode == 127:
-		s = "exit status 127 (failed: command not found)"
-	case *exitCode == 126:
-		s = "exit status 126 (failed: not executable)"
-	default:
-		s = "exit status " + strconv.Itoa(*exitCode) + " (failed)"
-	}
-	return s
-}
-
-// cmdSignalName writes a signal as SIGNAME; "9" becomes "signal 9".
-func cmdSignalName(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return ""
-	}
-	if n, err := strconv.Atoi(s); err == nil {
-		return "signal " + strconv.Itoa(n)
-	}
-	if up := strings.ToUpper(s); strings.HasPrefix(up, "SIG") && !strings.ContainsAny(up, " \t") {
-		return textfmt.CleanLine([]byte(up))
-	}
-	return textfmt.CleanLine([]byte(s))
-}
-
-// cmdDuration writes a duration briefly: 120ms, 2.3s, 4m05s, 1h02m.
-func cmdDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-	case d < time.Minute:
-		s := strconv.FormatFloat(d.Seconds(), 'f', 1, 64)
-		return strings.TrimSuffix(s, ".0") + "s"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-}
-
-// cmdCommandLine returns the command that ran, from the input or from a
-// "command" (or "cmd") argument of the tool call.
-func cmdCommandLine(in *Input) string {
-	if len(in.Command) > 0 {
-		return cmdQuoteArgs(in.Command)
-	}
-	a := in.Call()
-	for _, k := range []string{"command", "cmd"} {
-		raw := a.RawArg(k)
-		if raw == nil {
-			continue
-		}
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-		var argv []string
-		if json.Unmarshal(raw, &argv) == nil {
-			return cmdQuoteArgs(argv)
-		}
-	}
-	return ""
-}
-
-// cmdQuoteArgs joins a command's arguments as a POSIX shell would read them.
-func cmdQuoteArgs(argv []string) string {
-	var b strings.Builder
-	for i, a := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(cmdShellWord(a))
-	}
-	return b.String()
-}
-
-func cmdShellWord(s string) string {
-	if s == "" {
-		return "''"
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.:/=,+@%", c)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
-}
-
 // cmdLine is a line picked for the view.
 type cmdLine struct {
 	no         int64
@@ -301,7 +183,7 @@ type cmdProjector struct {
 func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 	in, e := p.in, p.e
 	p.status = ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)
-	if cmd := cmdCommandLine(in); cmd != "" {
+	if cmd := in.CommandLine(); cmd != "" {
 		p.command = "$ " + textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…")
 	}
 	p.runs = slices.Clone(p.scan.runs)
@@ -390,7 +272,7 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 func (p *cmdProjector) layout(more map[cmdFamily]int64) view.Layout {
 	l := view.Layout{Title: "command", Facts: []string{p.status}}
 	if p.in.Duration > 0 && !p.in.TimedOut {
-		l.Facts = append(l.Facts, "ran "+cmdDuration(p.in.Duration))
+		l.Facts = append(l.Facts, "ran "+FormatDuration(p.in.Duration))
 	}
 	if p.sample != nil {
 		l.Facts = append(l.Facts, p.sampleFact())
@@ -429,9 +311,9 @@ func (p *cmdProjector) moreLine(more map[cmdFamily]int64) string {
 	}
 	req := recall.Request{Ref: p.in.Ref, Rev: p.in.Rev(), Grep: &recall.GrepSpec{Pattern: strings.Join(pats, "|")}}
 	if p.sample != nil {
-		return "[not shown: " + strings.Join(parts, ", ") + " found in the sample; find them and any others: " + p.in.hint(req) + "]"
+		return "[not shown: " + strings.Join(parts, ", ") + " found in the sample; find them and any others: " + p.in.ReadHint(req) + "]"
 	}
-	return "[not shown: " + strings.Join(parts, ", ") + "; find them: " + p.in.hint(req) + "]"
+	return "[not shown: " + strings.Join(parts, ", ") + "; find them: " + p.in.ReadHint(req) + "]"
 }
 
 // pickAll chooses the lines of the view, most important first.

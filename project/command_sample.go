@@ -252,7 +252,7 @@ func (p *cmdProjector) sampleNote() string {
 		return ""
 	case p.in.Budget < cmdReserveFrom:
 		return fmt.Sprintf("[sampled: failures were looked for in %s of the %s only (the first, the last and %s between); search all: %s]",
-			textfmt.Int(sm.lines), textfmt.Plural(p.total, "line"), textfmt.Plural(int64(sm.windows), "window"), p.in.hint(req))
+			textfmt.Int(sm.lines), textfmt.Plural(p.total, "line"), textfmt.Plural(int64(sm.windows), "window"), p.in.ReadHint(req))
 	}
 	var parts []string
 	if sm.headBytes > 0 {
@@ -270,5 +270,5 @@ func (p *cmdProjector) sampleNote() string {
 	}
 	return fmt.Sprintf("[sampled: errors, failures and summaries were looked for in a sample of %s of the %s (%s of %s): %s; "+
 		"the rest was not searched. Search all of it: %s]",
-		textfmt.Int(sm.lines), textfmt.Plural(p.total, "line"), textfmt.Size(sm.bytes), textfmt.Size(p.size), what, p.in.hint(req))
+		textfmt.Int(sm.lines), textfmt.Plural(p.total, "line"), textfmt.Size(sm.bytes), textfmt.Size(p.size), what, p.in.ReadHint(req))
 }

@@ -160,7 +160,7 @@ func projectSniffedText(ctx context.Context, in *Input, s sniffed) (out Output, 
 // numbers, a symbol or a pattern; a log by the log view, unless the read
 // asks for anything in particular. ok is false when the file view shows it.
 func (v *fileView) projectSniffedFile(ctx context.Context) (Output, bool, error) {
-	if v.nb.on {
+	if v.nb.On {
 		// Lines numbered by the tool are the file's, whatever they hold.
 		return Output{}, false, nil
 	}

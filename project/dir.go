@@ -131,11 +131,11 @@ func projectDir(ctx context.Context, in *Input) (Output, error) {
 	}
 	v := &dirView{in: in, e: e, format: format}
 	v.l.Title = "dir"
-	if p := displayPath(in.Call().Path); p != "" {
+	if p := view.DisplayPath(in.Call().Path); p != "" {
 		v.l.Title += " " + p
 	}
 	size := e.Doc.Size()
-	whole, _, err := e.Forward(0, size, in.Budget-overhead(e, v.l, 1))
+	whole, _, err := e.Forward(0, size, in.Budget-e.Overhead(v.l, 1))
 	if err != nil {
 		return Output{}, err
 	}
@@ -206,7 +206,7 @@ type dirView struct {
 func (v *dirView) project(ctx context.Context) (Output, error) {
 	e, in := v.e, v.in
 	size := e.Doc.Size()
-	base := in.Budget - overhead(e, v.l, 2) - 60 // the facts the header will carry
+	base := in.Budget - e.Overhead(v.l, 2) - 60 // the facts the header will carry
 	head, used, err := e.Forward(0, size, int(float64(base)*dirHeadShare))
 	if err != nil {
 		return Output{}, err
@@ -233,7 +233,7 @@ func (v *dirView) project(ctx context.Context) (Output, error) {
 	}
 	l := v.l
 	if root != "" && root != "." {
-		l.Title = "dir " + displayPath(root)
+		l.Title = "dir " + view.DisplayPath(root)
 	}
 	facts := v.facts(st)
 	// Less and less for budgets too small for it all: without the search
@@ -243,7 +243,7 @@ func (v *dirView) project(ctx context.Context) (Output, error) {
 		l.Excerpts = xs
 		l.Prelude = nil
 		if nf > 0 {
-			room := in.Budget - overhead(e, l, 2) - used - used2
+			room := in.Budget - e.Overhead(l, 2) - used - used2
 			l.Prelude = v.summary(st, room)
 		}
 		text, next, err := e.Fit(l)
@@ -301,15 +301,15 @@ func (v *dirView) scan(ctx context.Context, st *dirStats) (string, error) {
 // prefix, cut at a slash, or the first path itself when the others are under
 // it (find prints its starting point first).
 func pathsRoot(ctx context.Context, in *Input) (string, error) {
-	s := newLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
+	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	root, started, hasChild := "", false, false
 	for s.Scan() {
-		p := bytes.TrimRight(s.text, "/")
-		if len(bytes.TrimSpace(s.text)) == 0 || s.cut {
+		p := bytes.TrimRight(s.Text, "/")
+		if len(bytes.TrimSpace(s.Text)) == 0 || s.Cut {
 			continue
 		}
 		if len(p) == 0 {
-			p = s.text[:1] // "/"
+			p = s.Text[:1] // "/"
 		}
 		if !started {
 			root, started = string(p), true
@@ -381,7 +381,7 @@ const pathsWindow = 256
 // with a slash or a path among the next pathsWindow ones is inside it; an
 // empty directory without a slash counts as a file.
 func scanPaths(ctx context.Context, in *Input, root string, add func(dirEntry)) error {
-	s := newLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
+	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	type held struct {
 		e    dirEntry
 		full []byte
@@ -402,7 +402,7 @@ func scanPaths(ctx context.Context, in *Input, root string, add func(dirEntry)) 
 		n--
 	}
 	for s.Scan() {
-		t := bytes.TrimRight(s.text, " \t")
+		t := bytes.TrimRight(s.Text, " \t")
 		if len(t) == 0 {
 			continue
 		}
@@ -414,7 +414,7 @@ func scanPaths(ctx context.Context, in *Input, root string, add func(dirEntry)) 
 		// the path, so at each slash it holds the hash of what comes before.
 		hash := fnvOffset
 		for i, c := range full {
-			if c == '/' && i > len(root) && !s.cut {
+			if c == '/' && i > len(root) && !s.Cut {
 				if k, ok := slot[hash]; ok && bytes.Equal(ring[k].full, full[:i]) {
 					ring[k].e.dir = true
 				}
@@ -428,7 +428,7 @@ func scanPaths(ctx context.Context, in *Input, root string, add func(dirEntry)) 
 		h := &ring[k]
 		h.full = append(h.full[:0], full...)
 		rel := relPath(h.full, root)
-		h.e = dirEntry{line: s.line, off: s.off, path: rel, depth: pathDepth(rel), dir: len(full) < len(t), size: -1, cut: s.cut}
+		h.e = dirEntry{line: s.Line, off: s.Off, path: rel, depth: pathDepth(rel), dir: len(full) < len(t), size: -1, cut: s.Cut}
 		h.hash = hash
 		slot[hash] = k
 		n++
@@ -534,12 +534,12 @@ func isDay(b []byte) bool {
 // scanLs parses ls -l output; "dir:" lines of ls -lR set the directory the
 // names that follow are in.
 func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
-	s := newLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
+	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	var prefix, first, buf []byte
 	headers := 0
 	var header []lineAt // the directory header the entries are under
 	for s.Scan() {
-		t := bytes.TrimRight(s.text, " \t")
+		t := bytes.TrimRight(s.Text, " \t")
 		if len(t) == 0 || lsTotal.Match(t) {
 			continue
 		}
@@ -550,12 +550,12 @@ func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
 				continue
 			}
 			buf = append(append(buf[:0], prefix...), bytes.TrimRight(e.name, "/")...)
-			add(dirEntry{line: s.line, off: s.off, path: buf, depth: pathDepth(buf), dir: e.kind == 'd', link: e.kind == 'l', size: e.size, cut: s.cut, ctx: header})
-		case t[len(t)-1] == ':' && !s.cut:
+			add(dirEntry{line: s.Line, off: s.Off, path: buf, depth: pathDepth(buf), dir: e.kind == 'd', link: e.kind == 'l', size: e.size, cut: s.Cut, ctx: header})
+		case t[len(t)-1] == ':' && !s.Cut:
 			// A directory header of ls -R or of ls with several arguments.
 			h := bytes.TrimSuffix(t, []byte(":"))
 			headers++
-			header = append(header[:0], lineAt{s.line, s.off})
+			header = append(header[:0], lineAt{s.Line, s.Off})
 			if headers == 1 {
 				first = append(first[:0], h...)
 			}
@@ -574,7 +574,7 @@ func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
 				continue
 			}
 			buf = append(append(buf[:0], prefix...), name...)
-			add(dirEntry{line: s.line, off: s.off, path: buf, depth: pathDepth(buf), dir: len(name) < len(t), size: -1, cut: s.cut, ctx: header})
+			add(dirEntry{line: s.Line, off: s.Off, path: buf, depth: pathDepth(buf), dir: len(name) < len(t), size: -1, cut: s.Cut, ctx: header})
 		}
 	}
 	return s.Err()
@@ -588,9 +588,9 @@ var (
 // scanMCP parses "[FILE] name" and "[DIR] name" lines, with the sizes
 // list_directory_with_sizes adds.
 func scanMCP(ctx context.Context, in *Input, st *dirStats) error {
-	s := newLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
+	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	for s.Scan() {
-		t := s.text
+		t := s.Text
 		dir := false
 		if m := mcpTotal.FindSubmatch(t); m != nil {
 			st.reported, st.repFiles, st.repDirs = true, atoiBytes(m[1]), atoiBytes(m[2])
@@ -613,7 +613,7 @@ func scanMCP(ctx context.Context, in *Input, st *dirStats) error {
 		if len(t) == 0 {
 			continue
 		}
-		st.add(dirEntry{line: s.line, off: s.off, path: t, depth: pathDepth(t), dir: dir, size: size, cut: s.cut})
+		st.add(dirEntry{line: s.Line, off: s.Off, path: t, depth: pathDepth(t), dir: dir, size: size, cut: s.Cut})
 	}
 	return s.Err()
 }
@@ -689,7 +689,7 @@ func atoiBytes(b []byte) int64 {
 // nested under it, or when tree -F marked it with a slash.
 func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 	add := st.add
-	s := newLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
+	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	root := ""
 	var stack [][]byte  // names by depth
 	var places []lineAt // their lines
@@ -697,7 +697,7 @@ func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 	var buf, next []byte
 	have, started := false, false
 	for s.Scan() {
-		t := bytes.TrimRight(s.text, " \t")
+		t := bytes.TrimRight(s.Text, " \t")
 		depth, name := treeLine(t)
 		if depth == 0 {
 			if m := treeReport.FindSubmatch(t); m != nil {
@@ -733,7 +733,7 @@ func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 		}
 		stack = stack[:depth]
 		stack[depth-1] = append(stack[depth-1][:0], name...)
-		places = append(places[:min(len(places), depth-1)], lineAt{s.line, s.off})
+		places = append(places[:min(len(places), depth-1)], lineAt{s.Line, s.Off})
 		next = next[:0]
 		if root != "" && bytes.HasPrefix(name, []byte(root+"/")) {
 			next = append(next, name[len(root)+1:]...) // tree -f
@@ -746,7 +746,7 @@ func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
 			}
 		}
 		buf, next = next, buf
-		pend = dirEntry{line: s.line, off: s.off, path: buf, depth: depth, dir: isDir, size: -1, cut: s.cut, ctx: places[:len(places)-1]}
+		pend = dirEntry{line: s.Line, off: s.Off, path: buf, depth: depth, dir: isDir, size: -1, cut: s.Cut, ctx: places[:len(places)-1]}
 		have = true
 	}
 	if have {

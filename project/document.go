@@ -77,13 +77,13 @@ func scanDocument(ctx context.Context, e *view.Excerptor, f sections.Format, int
 		m = rank.NewMatcher(rank.Parse(intent))
 	}
 	seg := sections.New(f, m)
-	s := newLineScanner(ctx, e.Doc.ReaderAt(), e.Doc.Size(), maxOutlineLine*4)
+	s := view.NewLineScanner(ctx, e.Doc.ReaderAt(), e.Doc.Size(), maxOutlineLine*4)
 	for s.Scan() {
-		t := s.text
+		t := s.Text
 		if strip {
-			t = stripNumber(t)
+			t = view.StripNumber(t)
 		}
-		seg.Line(s.line, t)
+		seg.Line(s.Line, t)
 	}
 	if err := s.Err(); err != nil {
 		return sections.Result{}, fmt.Errorf("project: finding a document's sections: %w", err)
@@ -110,7 +110,7 @@ func documentView(ctx context.Context, e *view.Excerptor, l view.Layout, f secti
 		out, err = d.focused(ctx, l)
 	} else {
 		if intent != "" {
-			l.Prelude = append(l.Prelude, fmt.Sprintf("[no section matches the intent %s; showing the head and the tail]", strconv.Quote(fileClip(intent, 60))))
+			l.Prelude = append(l.Prelude, fmt.Sprintf("[no section matches the intent %s; showing the head and the tail]", strconv.Quote(view.Clip(intent, 60))))
 		}
 		out, err = d.headTail(ctx, l)
 	}
@@ -138,10 +138,10 @@ func (d *document) focused(ctx context.Context, l view.Layout) (Output, error) {
 		runners = append(runners, r)
 	}
 	note := fmt.Sprintf("[focus: %s (%s), the section that best matches the intent %s", headingText(best.Section),
-		linesText(best.Line, best.Last), strconv.Quote(fileClip(d.intent, 60)))
+		linesText(best.Line, best.Last), strconv.Quote(view.Clip(d.intent, 60)))
 	if d.res.Format == sections.Blocks {
 		note = fmt.Sprintf("[focus: %s, the block of text that best matches the intent %s", linesText(best.Line, best.Last),
-			strconv.Quote(fileClip(d.intent, 60)))
+			strconv.Quote(view.Clip(d.intent, 60)))
 	}
 	if best.Match > 0 {
 		note += "; most of it at line " + textfmt.Int(best.Match)
@@ -349,7 +349,7 @@ func (d *document) section(s sections.Section, to int64, room int) (view.Excerpt
 // what it leaves unused goes back to the excerpts.
 func (d *document) fill(ctx context.Context, l view.Layout, gaps int, share float64, excerpts func(room int) ([]view.Excerpt, error)) (Output, error) {
 	e := d.e
-	base := e.In.Budget - overhead(e, l, gaps)
+	base := e.In.Budget - e.Overhead(l, gaps)
 	for _, p := range l.Prelude {
 		base -= e.Cost(p)
 	}
@@ -408,7 +408,7 @@ func docLang(f sections.Format) *srcLang {
 
 // outlineText is a heading as an outline lists it.
 func outlineText(f sections.Format, s sections.Section) string {
-	t := fileClip(s.Heading, maxDefText)
+	t := view.Clip(s.Heading, maxDefText)
 	switch {
 	case f == sections.Markdown && !s.Term:
 		return strings.Repeat("#", min(s.Level, 6)) + " " + t
@@ -419,7 +419,7 @@ func outlineText(f sections.Format, s sections.Section) string {
 }
 
 // headingText quotes a heading for a note.
-func headingText(s sections.Section) string { return strconv.Quote(fileClip(s.Heading, 80)) }
+func headingText(s sections.Section) string { return strconv.Quote(view.Clip(s.Heading, 80)) }
 
 // sortExcerpts orders excerpts by where they start.
 func sortExcerpts(xs []view.Excerpt) {
@@ -462,9 +462,9 @@ func commandDocument(ctx context.Context, in *Input, e *view.Excerptor) (Output,
 	}
 	l := view.Layout{Title: "command", Facts: []string{ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration)}}
 	if in.Duration > 0 {
-		l.Facts = append(l.Facts, "ran "+cmdDuration(in.Duration))
+		l.Facts = append(l.Facts, "ran "+FormatDuration(in.Duration))
 	}
-	if cmd := cmdCommandLine(in); cmd != "" {
+	if cmd := in.CommandLine(); cmd != "" {
 		l.Prelude = append(l.Prelude, "$ "+textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…"))
 	}
 	out, ok, err := documentView(ctx, e, l, f, intent, false, headShare)

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/project/internal/view"
@@ -38,8 +37,6 @@ const (
 	// maxFocusWindows bounds the matches of a pattern shown, each with its
 	// context.
 	maxFocusWindows = 5
-	// maxPathShown bounds the file name a header shows.
-	maxPathShown = 80
 )
 
 // projectFile shows a file read: whole numbered lines, either the head and
@@ -67,7 +64,7 @@ func projectFile(ctx context.Context, in *Input) (Output, error) {
 type fileView struct {
 	in   *Input
 	e    *view.Excerptor
-	nb   numbering
+	nb   view.Numbering
 	args Call
 	defs *defFinder
 	l    view.Layout
@@ -82,11 +79,11 @@ func newFileView(in *Input) (*fileView, error) {
 		return nil, fmt.Errorf("project: file: %w", err)
 	}
 	v := &fileView{in: in, e: e, args: in.Call()}
-	v.nb, err = detectNumbering(e)
+	v.nb, err = view.DetectNumbering(e)
 	if err != nil {
 		return nil, fmt.Errorf("project: file: %w", err)
 	}
-	if v.nb.on {
+	if v.nb.On {
 		// The tool numbered the lines already.
 		e.Numbers = false
 	}
@@ -95,36 +92,26 @@ func newFileView(in *Input) (*fileView, error) {
 		return nil, fmt.Errorf("project: file: %w", err)
 	}
 	lg := langOf(v.args.Path, head)
-	v.defs = &defFinder{in: in, lang: lg, strip: v.nb.on, total: e.Total}
+	v.defs = &defFinder{in: in, lang: lg, strip: v.nb.On, total: e.Total}
 	v.l.Title = "file"
-	if p := displayPath(v.args.Path); p != "" {
+	if p := view.DisplayPath(v.args.Path); p != "" {
 		v.l.Title += " " + p
 	}
 	if lg != nil {
 		v.l.Facts = append(v.l.Facts, lg.name)
 	}
 	v.l.Facts = append(v.l.Facts, "rev "+in.Rev())
-	if v.nb.on && v.nb.first != 1 {
+	if v.nb.On && v.nb.First != 1 {
 		v.l.Facts = append(v.l.Facts, fmt.Sprintf("numbered by the tool from %s (stored line N is file line N+%s)",
-			textfmt.Int(v.nb.first), textfmt.Int(v.nb.first-1)))
+			textfmt.Int(v.nb.First), textfmt.Int(v.nb.First-1)))
 	}
 	return v, nil
-}
-
-// displayPath cleans a path for a header and keeps its end when it is long.
-func displayPath(p string) string {
-	p = strings.TrimSpace(textfmt.CleanLine([]byte(p)))
-	if utf8.RuneCountInString(p) <= maxPathShown {
-		return p
-	}
-	r := []rune(p)
-	return "…" + string(r[len(r)-maxPathShown+1:])
 }
 
 func (v *fileView) project(ctx context.Context) (Output, error) {
 	e, size := v.e, v.e.Doc.Size()
 	// A file that fits is shown whole.
-	whole, _, err := e.Forward(0, size, v.in.Budget-overhead(e, v.l, 1))
+	whole, _, err := e.Forward(0, size, v.in.Budget-e.Overhead(v.l, 1))
 	if err != nil {
 		return Output{}, err
 	}
@@ -148,7 +135,7 @@ func (v *fileView) project(ctx context.Context) (Output, error) {
 		if df, ok, err := sniffDocument(e, a.Path); err != nil {
 			return Output{}, err
 		} else if ok {
-			out, ok, err := documentView(ctx, e, v.l, df, a.Intent, v.nb.on, fileHeadShare)
+			out, ok, err := documentView(ctx, e, v.l, df, a.Intent, v.nb.On, fileHeadShare)
 			if err != nil || ok && v.in.Counter.Count(out.Text) <= v.in.Budget {
 				return out, err
 			}
@@ -194,7 +181,7 @@ func (v *fileView) plan(ctx context.Context, f *focusPlan, withExtras bool) (vie
 	if f != nil {
 		nGaps = len(f.regions) + 1
 	}
-	base := v.in.Budget - overhead(e, l, nGaps)
+	base := v.in.Budget - e.Overhead(l, nGaps)
 	if withExtras && f != nil && f.note != "" {
 		l.Prelude = append(l.Prelude, f.note)
 		base -= e.Cost(f.note)
@@ -446,11 +433,11 @@ func (v *fileView) focusRange() *focusPlan {
 	from, to := a.From, a.To
 	if a.Tail > 0 {
 		from, to = total-a.Tail+1, total
-	} else if v.nb.on {
+	} else if v.nb.On {
 		// The tool's numbers are the file's; stored lines count from 1.
-		from -= v.nb.first - 1
+		from -= v.nb.First - 1
 		if to > 0 {
-			to -= v.nb.first - 1
+			to -= v.nb.First - 1
 		}
 	}
 	from = max(from, 1)
@@ -511,7 +498,7 @@ func (v *fileView) bestDef(ctx context.Context, score func(*srcDef) int) (*srcDe
 func (v *fileView) focusSymbol(ctx context.Context) (*focusPlan, error) {
 	sym := normalizeSymbol(v.args.Symbol)
 	if v.defs.lang == nil {
-		return v.focusPatternOf(ctx, regexp.QuoteMeta(v.args.Symbol), "symbol "+strconv.Quote(fileClip(v.args.Symbol, 60)))
+		return v.focusPatternOf(ctx, regexp.QuoteMeta(v.args.Symbol), "symbol "+strconv.Quote(view.Clip(v.args.Symbol, 60)))
 	}
 	best, others, err := v.bestDef(ctx, func(d *srcDef) int {
 		switch {
@@ -526,9 +513,9 @@ func (v *fileView) focusSymbol(ctx context.Context) (*focusPlan, error) {
 		return nil, err
 	}
 	if best == nil {
-		return &focusPlan{note: fmt.Sprintf("[the read asked for symbol %s: no definition by that name; showing the head and the tail]", strconv.Quote(fileClip(v.args.Symbol, 60)))}, nil
+		return &focusPlan{note: fmt.Sprintf("[the read asked for symbol %s: no definition by that name; showing the head and the tail]", strconv.Quote(view.Clip(v.args.Symbol, 60)))}, nil
 	}
-	note := fmt.Sprintf("[focus: %s (%s), the definition of %s the read asked for", fileClip(best.text, 80), linesText(best.line, max(best.end, best.line)), fileClip(v.args.Symbol, 60))
+	note := fmt.Sprintf("[focus: %s (%s), the definition of %s the read asked for", view.Clip(best.text, 80), linesText(best.line, max(best.end, best.line)), view.Clip(v.args.Symbol, 60))
 	f := &focusPlan{regions: []focusRegion{v.context(best.start, max(best.end, best.line), focusContext)}, near: best}
 	if len(others) > 0 {
 		// The others by that name (overloads, declarations and their
@@ -563,21 +550,6 @@ func linesList(ls []int64) string {
 	return "lines " + strings.Join(parts, ", ")
 }
 
-// fileClip cleans s and shortens it to n characters, the last of them "…"
-// when it cuts.
-func fileClip(s string, n int) string {
-	s = textfmt.CleanLine([]byte(s))
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	at := 0
-	for range n - 1 {
-		_, w := utf8.DecodeRuneInString(s[at:])
-		at += w
-	}
-	return textfmt.Clip(s, at, "…")
-}
-
 func (v *fileView) focusPattern(ctx context.Context) (*focusPlan, error) {
 	p := v.args.Pattern
 	if _, err := regexp.Compile(p); err != nil {
@@ -586,7 +558,7 @@ func (v *fileView) focusPattern(ctx context.Context) (*focusPlan, error) {
 	if v.args.IgnoreCase {
 		p = "(?i)" + p
 	}
-	return v.focusPatternOf(ctx, p, "pattern "+strconv.Quote(fileClip(v.args.Pattern, 60)))
+	return v.focusPatternOf(ctx, p, "pattern "+strconv.Quote(view.Clip(v.args.Pattern, 60)))
 }
 
 // maxMatchLines bounds the matching lines a pattern focus remembers.
@@ -599,18 +571,18 @@ func (v *fileView) focusPatternOf(ctx context.Context, pattern, asked string) (*
 	if err != nil {
 		return nil, nil
 	}
-	s := newLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
+	s := view.NewLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
 	var hits []int64
 	count := 0
 	for s.Scan() {
-		t := s.text
-		if v.nb.on {
-			t = stripNumber(t)
+		t := s.Text
+		if v.nb.On {
+			t = view.StripNumber(t)
 		}
 		if re.Match(t) {
 			count++
 			if len(hits) < maxMatchLines {
-				hits = append(hits, s.line)
+				hits = append(hits, s.Line)
 			}
 		}
 	}

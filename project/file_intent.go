@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/rank"
 )
 
@@ -75,7 +76,7 @@ type defCand struct {
 // shown holds it, with the lines that enclose it.
 func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 	it := rank.Parse(v.args.Intent)
-	asked := "intent " + strconv.Quote(fileClip(v.args.Intent, 60))
+	asked := "intent " + strconv.Quote(view.Clip(v.args.Intent, 60))
 	if len(it.Words) == 0 {
 		return nil, nil
 	}
@@ -124,7 +125,7 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 			// on its own too.
 			f.regions = append(f.regions, v.lineWindow(l, true))
 		}
-		f.note = fmt.Sprintf("[focus: %s (%s), the definition that best matches the %s", fileClip(d.text, 80), linesText(d.line, max(d.end, d.line)), asked)
+		f.note = fmt.Sprintf("[focus: %s (%s), the definition that best matches the %s", view.Clip(d.text, 80), linesText(d.line, max(d.end, d.line)), asked)
 		for _, c := range defs[1:] {
 			h := v.defHead(c.d)
 			if c.innerN > h.to {
@@ -133,7 +134,7 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 				f.regions = append(f.regions, v.lineWindow(c.innerN, true))
 			}
 			f.regions = append(f.regions, h)
-			also = append(also, fmt.Sprintf("%s (line %s)", fileClip(c.d.text, 60), textfmt.Int(c.d.line)))
+			also = append(also, fmt.Sprintf("%s (line %s)", view.Clip(c.d.text, 60), textfmt.Int(c.d.line)))
 		}
 	}
 	// The best line, unless a definition shown holds one as good.
@@ -164,7 +165,7 @@ func (v *fileView) focusIntent(ctx context.Context) (*focusPlan, error) {
 		at = f.near.line
 	}
 	if p := v.bundle.at(at); p != "" {
-		f.note += "; in the part headed by " + fileClip(p, 80)
+		f.note += "; in the part headed by " + view.Clip(p, 80)
 	}
 	f.note += "]"
 	f.regions = normRegions(f.regions)
@@ -205,21 +206,21 @@ func (v *fileView) intentLines(ctx context.Context, m *rank.Matcher) (*rank.Stat
 	// The lines of each set of levels: in the regions of a bundle the
 	// intent names (named), and anywhere.
 	sets, named := map[rank.Levels][]int64{}, map[rank.Levels][]int64{}
-	s := newLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
+	s := view.NewLineScanner(ctx, v.in.Source, v.in.Source.Size(), maxOutlineLine*4)
 	for s.Scan() {
-		t := s.text
-		if v.nb.on {
-			t = stripNumber(t)
+		t := s.Text
+		if v.nb.On {
+			t = view.StripNumber(t)
 		}
-		in := v.bundle.line(s.line, t)
+		in := v.bundle.line(s.Line, t)
 		lv := m.Levels(t)
 		st.Add(lv)
 		if lv == 0 {
 			continue
 		}
-		keepLine(sets, lv, s.line)
+		keepLine(sets, lv, s.Line)
 		if in {
-			keepLine(named, lv, s.line)
+			keepLine(named, lv, s.Line)
 		}
 	}
 	if err := s.Err(); err != nil {
@@ -444,22 +445,22 @@ func (v *fileView) scoreDef(ctx context.Context, m *rank.Matcher, st *rank.Stats
 	if err != nil {
 		return 0, err
 	}
-	for sc.Scan() && sc.line <= end {
-		if sc.line == d.line {
+	for sc.Scan() && sc.Line <= end {
+		if sc.Line == d.line {
 			continue // its signature counted above
 		}
-		text := sc.text
-		if v.nb.on {
-			text = stripNumber(text)
+		text := sc.Text
+		if v.nb.On {
+			text = view.StripNumber(text)
 		}
 		w := rank.FieldBody
-		if sc.line < d.line {
+		if sc.Line < d.line {
 			w = rank.FieldHead
 		}
 		lv := m.Levels(text)
 		t.Add(lv, w)
 		if ls := st.Score(lv); ls > c.inner {
-			c.inner, c.innerN = ls, sc.line
+			c.inner, c.innerN = ls, sc.Line
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -487,7 +488,7 @@ func (v *fileView) lineRegions(ctx context.Context, line int64, minor bool, chai
 		around := ""
 		if len(encl) > 0 {
 			d := encl[0]
-			around = fmt.Sprintf("%s (%s)", fileClip(d.text, 80), linesText(d.line, max(d.end, d.line)))
+			around = fmt.Sprintf("%s (%s)", view.Clip(d.text, 80), linesText(d.line, max(d.end, d.line)))
 			if max(d.end, d.line)-d.start < maxIntentSection {
 				rs = append(rs, focusRegion{from: d.start, to: max(d.end, d.line), minor: minor})
 				encl = encl[1:]
@@ -549,22 +550,22 @@ func (v *fileView) lineWindow(line int64, minor bool) focusRegion {
 }
 
 // scanFrom returns a scanner of the lines from line n on, numbered from n.
-func (v *fileView) scanFrom(ctx context.Context, n int64) (*lineScanner, error) {
+func (v *fileView) scanFrom(ctx context.Context, n int64) (*view.LineScanner, error) {
 	off, err := v.e.Doc.LineStart(n)
 	if err != nil {
 		return nil, err
 	}
 	rest := v.in.Source.Size() - off
-	s := newLineScanner(ctx, io.NewSectionReader(v.in.Source, off, rest), rest, maxOutlineLine)
-	s.line = n - 1
+	s := view.NewLineScanner(ctx, io.NewSectionReader(v.in.Source, off, rest), rest, maxOutlineLine)
+	s.Line = n - 1
 	return s, nil
 }
 
 // lineInfoOf tells a stored line's indentation (after a tool's number) and
 // whether it is blank, a comment or a section header.
 func (v *fileView) lineInfoOf(text []byte) lineInfo {
-	if v.nb.on {
-		text = stripNumber(text)
+	if v.nb.On {
+		text = view.StripNumber(text)
 	}
 	t := bytes.TrimLeft(text, " \t")
 	l := lineInfo{indent: srcIndent(text[:len(text)-len(t)])}
@@ -605,20 +606,20 @@ func (v *fileView) blockEnd(ctx context.Context, line int64) (int64, bool, error
 	if !s.Scan() {
 		return line, true, s.Err()
 	}
-	head := v.lineInfoOf(s.text)
+	head := v.lineInfoOf(s.Text)
 	last := line
 	for s.Scan() {
-		if s.line-line > maxIntentSection {
+		if s.Line-line > maxIntentSection {
 			return 0, false, nil
 		}
-		l := v.lineInfoOf(s.text)
+		l := v.lineInfoOf(s.Text)
 		if l.blank {
 			continue
 		}
 		if head.section && l.section || !head.section && l.indent <= head.indent && !l.comment {
 			break
 		}
-		last = s.line
+		last = s.Line
 	}
 	return last, true, s.Err()
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/tokens"
@@ -203,14 +204,14 @@ func fileLines(b []byte) []string {
 
 // checkOutlineTrue checks every outline entry against the line it names:
 // the line holds the definition's name, and the line is not shown.
-func checkOutlineTrue(t *testing.T, src []byte, view string, strip bool) map[int64]string {
+func checkOutlineTrue(t *testing.T, src []byte, shownView string, strip bool) map[int64]string {
 	t.Helper()
 	lines := fileLines(src)
-	entries, rest := splitOutline(view)
+	entries, rest := splitOutline(shownView)
 	shown := shownNumbered(rest)
 	first := int64(1)
 	if strip && len(lines) > 0 {
-		first, _, _ = lineNumberPrefix([]byte(lines[0]))
+		first, _, _ = view.LineNumberPrefix([]byte(lines[0]))
 	}
 	for num, text := range entries {
 		// A numbered view's entries carry the tool's numbers.
@@ -221,7 +222,7 @@ func checkOutlineTrue(t *testing.T, src []byte, view string, strip bool) map[int
 		}
 		line := lines[n-1]
 		if strip {
-			line = string(stripNumber([]byte(line)))
+			line = string(view.StripNumber([]byte(line)))
 		}
 		name := identAt([]byte(strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(text, "#"), " "), " ")))
 		for _, kw := range []string{"func", "type", "def", "class", "async", "pub", "fn", "impl", "export", "function", "const", "struct", "enum", "trait", "interface", "var", "mod"} {
@@ -770,8 +771,8 @@ func TestFileBudgets(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				nb, _ := detectNumbering(e)
-				checkOutlineTrue(t, fx.output, out.Text, nb.on)
+				nb, _ := view.DetectNumbering(e)
+				checkOutlineTrue(t, fx.output, out.Text, nb.On)
 			})
 		}
 	}
@@ -930,7 +931,7 @@ func fuzzCheckView(t *testing.T, in *Input, out Output, numbered bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if nb, _ := detectNumbering(e); nb.on {
+		if nb, _ := view.DetectNumbering(e); nb.On {
 			return
 		}
 		if _, ok := shownNumbered(out.Text)[out.Next.Lines.From]; ok {

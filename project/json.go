@@ -150,7 +150,7 @@ func (v *jsonView) whole() (Output, bool, error) {
 	b.Reset()
 	b.WriteString("[crumb json: " + v.facts() + "; shown whole without the white space between its tokens, one value a line")
 	if v.in.Ref != "" {
-		b.WriteString("; as it is written: " + v.in.hint(v.allRead()))
+		b.WriteString("; as it is written: " + v.in.ReadHint(v.allRead()))
 	}
 	b.WriteString("]")
 	for _, l := range compact {
@@ -554,12 +554,12 @@ func (v *jsonView) footer(bs []shapeBlock) []string {
 	}
 	if !v.jqOK() {
 		// recall runs no jq query on a document this large.
-		return []string{fmt.Sprintf("[read one part: %s · the raw text: %s]", in.hint(p), in.hint(raw))}
+		return []string{fmt.Sprintf("[read one part: %s · the raw text: %s]", in.ReadHint(p), in.ReadHint(raw))}
 	}
 	if in.Budget < 800 {
-		return []string{fmt.Sprintf("[read one part: %s · select with jq%s: %s]", in.hint(p), stream, in.hint(q))}
+		return []string{fmt.Sprintf("[read one part: %s · select with jq%s: %s]", in.ReadHint(p), stream, in.ReadHint(q))}
 	}
-	return []string{fmt.Sprintf("[read one part: %s · select with jq%s: %s · the raw text: %s]", in.hint(p), stream, in.hint(q), in.hint(raw))}
+	return []string{fmt.Sprintf("[read one part: %s · select with jq%s: %s · the raw text: %s]", in.ReadHint(p), stream, in.ReadHint(q), in.ReadHint(raw))}
 }
 
 // assetLines names the base64 data found in the document and not already
@@ -614,7 +614,7 @@ func jsonInvalid(ctx context.Context, in *Input, se *jsonscan.SyntaxError) (Outp
 	note := fmt.Sprintf("[crumb json: this is not valid JSON: %s, at byte %s (line %s); it is shown as text", msg, textfmt.Int(se.Offset), textfmt.Int(line))
 	if in.Ref != "" {
 		r := recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: max(1, line-5), To: min(line+5, e.Total)}}
-		note += "; the lines around the error: " + in.hint(r)
+		note += "; the lines around the error: " + in.ReadHint(r)
 	}
 	note += "]"
 	return headTail(e, ctx, view.Layout{Title: "text", Prelude: []string{note}})

@@ -790,7 +790,7 @@ func (v *jsonView) hitOutline(h *jsonHit) ([]string, error) {
 		if h.ptr == "" {
 			line += " (in the outline below)"
 		} else {
-			line += " (the whole " + what + ": " + v.in.hint(v.req(h.ptr)) + ")"
+			line += " (the whole " + what + ": " + v.in.ReadHint(v.req(h.ptr)) + ")"
 		}
 		out = append(out, line)
 	}

@@ -398,7 +398,7 @@ func (v *jsonView) extractAsset(start, end int64, ptr string) (string, error) {
 	}
 	size := end - start - 2
 	if size > maxAssetBytes || v.extracted >= assetCap {
-		return "[base64 data, " + textfmt.Size(size*3/4) + ", not extracted; read it: " + v.in.hint(v.req(ptr)) + "]", nil
+		return "[base64 data, " + textfmt.Size(size*3/4) + ", not extracted; read it: " + v.in.ReadHint(v.req(ptr)) + "]", nil
 	}
 	raw := make([]byte, end-start)
 	if _, err := v.in.Source.ReadAt(raw, start); err != nil && !errors.Is(err, io.EOF) {

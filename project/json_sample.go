@@ -357,7 +357,7 @@ func (v *jsonView) sampleNote() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "; the %s between were not read: %s", textfmt.Size(to-from), v.in.hint(r))
+		fmt.Fprintf(&b, "; the %s between were not read: %s", textfmt.Size(to-from), v.in.ReadHint(r))
 	}
 	b.WriteString("]")
 	return b.String(), nil
@@ -376,7 +376,7 @@ func (v *jsonView) restFrom(off int64, info *cinfo) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return v.in.hint(r), nil
+	return v.in.ReadHint(r), nil
 }
 
 // openArrayRest renders the line that ends the elements an outline shows
@@ -395,7 +395,7 @@ func (v *jsonView) openArrayRest(info *cinfo, toks []string, shown int64, stream
 		line += ", and more not read"
 		if v.jqOK() {
 			q := recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Query: jqFrom(toks, shown)}
-			return line + " (all of them: " + v.in.hint(q) + ")", nil
+			return line + " (all of them: " + v.in.ReadHint(q) + ")", nil
 		}
 		start := info.kids[min(int(shown), len(info.kids)-1)].start
 		read, err := v.restFrom(start, info)
@@ -504,7 +504,7 @@ func (v *jsonView) tailLines(out *[]string, info *cinfo, toks []string, d int, i
 	if v.p.values > 1 && info == v.p.outer {
 		what = "value"
 	}
-	*out = append(*out, inner+text+"  # the last "+what+", read from the end; its index was not counted: "+v.in.hint(r))
+	*out = append(*out, inner+text+"  # the last "+what+", read from the end; its index was not counted: "+v.in.ReadHint(r))
 	return nil
 }
 

@@ -237,9 +237,9 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 				}
 			}
 			if rest == 1 && len(names) == 1 {
-				line += " (read it: " + v.in.hint(v.req(ptrOf(append(toks[:len(toks):len(toks)], info.kids[shown].key)))) + ")"
+				line += " (read it: " + v.in.ReadHint(v.req(ptrOf(append(toks[:len(toks):len(toks)], info.kids[shown].key)))) + ")"
 			} else {
-				line += " (the whole object: " + v.in.hint(v.req(ptrOf(toks))) + ")"
+				line += " (the whole object: " + v.in.ReadHint(v.req(ptrOf(toks))) + ")"
 			}
 			*out = append(*out, line)
 		}
@@ -289,7 +289,7 @@ func (v *jsonView) node(out *[]string, c *ochild, label string, toks []string, d
 			if gap > 1 {
 				line += " … " + ptrText(ptrOf(to))
 			}
-			*out = append(*out, line+" (all of them: "+v.in.hint(q)+")")
+			*out = append(*out, line+" (all of them: "+v.in.ReadHint(q)+")")
 		}
 		lc := info.last
 		if err := v.node(out, &lc, "", append(toks[:len(toks):len(toks)], strconv.FormatInt(last, 10)), d+1, inner, lv, false); err != nil {
@@ -567,7 +567,7 @@ func (v *jsonView) shape(bs []shapeBlock, lv slevel) []string {
 					out = append(out, "  … "+textfmt.Plural(int64(rest), "more key")+": "+v.firstOf(e.keys[j:]))
 					break
 				}
-				out = append(out, fmt.Sprintf("  … %s (all keys: %s)", textfmt.Plural(int64(rest), "more key"), v.in.hint(recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Query: "[" + b.jq + " | keys[]] | unique"})))
+				out = append(out, fmt.Sprintf("  … %s (all keys: %s)", textfmt.Plural(int64(rest), "more key"), v.in.ReadHint(recall.Request{Ref: v.in.Ref, Rev: v.in.Rev(), Query: "[" + b.jq + " | keys[]] | unique"})))
 				break
 			}
 			line := "  " + jqKey(k.name) + ": " + describeShape(k.node, lv.samples)
@@ -598,7 +598,7 @@ func (v *jsonView) firstOf(keys []*shapeKey) string {
 		}
 		p := jqKey(k.name)
 		if k.first != "" {
-			p += " (the first: " + v.in.hint(v.req(k.first)) + ")"
+			p += " (the first: " + v.in.ReadHint(v.req(k.first)) + ")"
 		}
 		parts = append(parts, p)
 	}

@@ -1247,7 +1247,7 @@ func (v *logView) markerCost() int {
 func (v *logView) render(ctx context.Context) (Output, error) {
 	e := v.e
 	base := view.Layout{Title: "text (log)", Facts: v.facts()}
-	room := e.In.Budget - overhead(e, base, 2)
+	room := e.In.Budget - e.Overhead(base, 2)
 	if room < 60 {
 		return headTail(e, ctx, base)
 	}

@@ -692,7 +692,7 @@ func (m *mcpProjection) resource(i int, b object, raw []byte) error {
 	ref, err := m.put(data, store.Meta{Tool: "crumb/asset", Kind: string(KindBinary)})
 	switch {
 	case err != nil && m.in.Ref != "":
-		note += " could not be stored apart (" + err.Error() + "); it is in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &ptr}) + "]"
+		note += " could not be stored apart (" + err.Error() + "); it is in the stored result: " + m.in.ReadHint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &ptr}) + "]"
 	case err != nil:
 		note += " is left out and could not be stored: " + err.Error() + "]"
 	default:
@@ -921,7 +921,7 @@ func (m *mcpProjection) leaveOut(items []*textItem) {
 	note := fmt.Sprintf("[crumb: %d more parts are left out for lack of room (%s; %s in all)", len(items), strings.Join(names, ", "), textfmt.Size(size))
 	if first := items[0]; m.in.Ref != "" && first.ptr != "" {
 		p := first.ptr
-		note += "; they are in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + " reads the first"
+		note += "; they are in the stored result: " + m.in.ReadHint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p}) + " reads the first"
 		if len(items) > 1 {
 			note += ", and the same with " + items[1].ptr + " the next"
 		}
@@ -960,7 +960,7 @@ func (m *mcpProjection) whereText(it *textItem) string {
 		return "it could not be stored"
 	}
 	p := it.ptr
-	return "it is in the stored result: " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p})
+	return "it is in the stored result: " + m.in.ReadHint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p})
 }
 
 // storeItem stores an item's text apart and returns an input over it.

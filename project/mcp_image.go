@@ -117,7 +117,7 @@ func (m *mcpProjection) original(i int, data []byte) string {
 		return "the original: " + m.in.assetRead(ref)
 	case m.in.Ref != "":
 		p := "/content/" + strconv.Itoa(i) + "/data"
-		return "the original (base64): " + m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p})
+		return "the original (base64): " + m.in.ReadHint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &p})
 	default:
 		return "the original could not be stored: " + err.Error()
 	}

@@ -66,7 +66,7 @@ func (m *mcpProjection) structured() error {
 	}
 	dup := m.repeatsText(val)
 	ptr := "/structuredContent"
-	whole := m.in.hint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &ptr})
+	whole := m.in.ReadHint(recall.Request{Ref: m.in.Ref, Rev: m.in.Rev(), Pointer: &ptr})
 	size := textfmt.Size(int64(len(sc)))
 	note := "[crumb: structuredContent (" + size + ")"
 	if dup {

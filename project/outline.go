@@ -212,7 +212,7 @@ func sniffLang(head []byte) *srcLang {
 	votes := map[*srcLang]int{}
 	prevHash, prevBlank := false, true
 	for _, raw := range bytes.Split(head, []byte{'\n'}) {
-		t := bytes.TrimSpace(stripNumber(raw))
+		t := bytes.TrimSpace(view.StripNumber(raw))
 		indent := len(raw) - len(bytes.TrimLeft(raw, " \t"))
 		// A Markdown heading stands apart; a run of "# " lines is a
 		// comment block.
@@ -508,7 +508,7 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 	if f.lang == langMd {
 		return f.scanHeadings(ctx, fn)
 	}
-	s := newLineScanner(ctx, f.in.Source, f.in.Source.Size(), maxOutlineLine)
+	s := view.NewLineScanner(ctx, f.in.Source, f.in.Source.Size(), maxOutlineLine)
 	var (
 		stack    []openDef
 		lastCode int64 // the last line that was neither blank nor a comment
@@ -528,14 +528,14 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 		}
 	}
 	for s.Scan() {
-		raw := s.text
+		raw := s.Text
 		if f.strip {
-			raw = stripNumber(raw)
+			raw = view.StripNumber(raw)
 		}
 		t := bytes.TrimLeft(raw, " \t")
 		indent := srcIndent(raw[:len(raw)-len(t)])
 		t = bytes.TrimRight(t, " \t")
-		line := s.line
+		line := s.Line
 		if len(t) == 0 {
 			docStart = 0
 			continue
@@ -564,7 +564,7 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 			}
 			d := &srcDef{line: line, start: line, name: h.name, alt: h.alt, text: h.text, score: h.score}
 			if f.strip {
-				d.printed = f.printedLine(s.text, s.cut)
+				d.printed = f.printedLine(s.Text, s.Cut)
 			}
 			if docStart > 0 {
 				d.start = docStart
@@ -585,7 +585,7 @@ func (f *defFinder) scan(ctx context.Context, fn func(*srcDef)) error {
 	}
 	last := lastCode
 	if last == 0 {
-		last = s.line
+		last = s.Line
 	}
 	closeTo(-1, last)
 	return nil
@@ -610,7 +610,7 @@ func (f *defFinder) scanHeadings(ctx context.Context, fn func(*srcDef)) error {
 // printedLine renders a line as a tool printed it, its number included,
 // bounded like a signature.
 func (f *defFinder) printedLine(raw []byte, cut bool) string {
-	_, rest, _ := lineNumberPrefix(raw)
+	_, rest, _ := view.LineNumberPrefix(raw)
 	prefix := raw[:len(raw)-len(rest)]
 	rest = bytes.TrimRight(rest, " \t\r")
 	if utf8.RuneCount(rest) > maxDefText {

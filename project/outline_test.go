@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"context"
+	"github.com/crumb-dev/crumb/project/internal/view"
 	"strings"
 	"testing"
 )
@@ -145,39 +146,6 @@ func TestDefEnds(t *testing.T) {
 	}
 }
 
-func TestLineScannerLongLines(t *testing.T) {
-	long := strings.Repeat("x", 3*scanBuffer+17)
-	src := "a\r\n" + long + "\n\nlast"
-	in := testInput(t, []byte(src), 2000)
-	s := newLineScanner(context.Background(), in.Source, in.Source.Size(), 100)
-	var got []string
-	var cuts []bool
-	var offs []int64
-	for s.Scan() {
-		got = append(got, string(s.text))
-		cuts = append(cuts, s.cut)
-		offs = append(offs, s.off)
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"a", long[:100], "", "last"}
-	if len(got) != len(want) {
-		t.Fatalf("got %d lines, want %d", len(got), len(want))
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("line %d = %.20q, want %.20q", i+1, got[i], want[i])
-		}
-	}
-	if !cuts[1] || cuts[0] || cuts[2] {
-		t.Errorf("cut = %v", cuts)
-	}
-	if wantOff := []int64{0, 3, int64(4 + len(long)), int64(5 + len(long))}; offs[1] != wantOff[1] || offs[2] != wantOff[2] || offs[3] != wantOff[3] {
-		t.Errorf("offsets %v, want %v", offs, wantOff)
-	}
-}
-
 func TestDetectNumbering(t *testing.T) {
 	for _, c := range []struct {
 		src   string
@@ -194,12 +162,12 @@ func TestDetectNumbering(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nb, err := detectNumbering(e)
-		if err != nil || nb.on != c.on || nb.first != c.first {
+		nb, err := view.DetectNumbering(e)
+		if err != nil || nb.On != c.on || nb.First != c.first {
 			t.Errorf("detectNumbering(%q) = %+v, %v; want on %v from %d", c.src, nb, err, c.on, c.first)
 		}
 	}
-	if got := stripNumber([]byte("    12\tcode\there")); !bytes.Equal(got, []byte("code\there")) {
+	if got := view.StripNumber([]byte("    12\tcode\there")); !bytes.Equal(got, []byte("code\there")) {
 		t.Errorf("stripNumber = %q", got)
 	}
 }

@@ -149,9 +149,9 @@ func (in *Input) Doc() *lines.Doc {
 // Rev is the revision continuations of this input carry.
 func (in *Input) Rev() string { return recall.Rev(in.Digest) }
 
-// hint renders a continuation, or says the rest cannot be read back when the
-// result was not stored.
-func (in *Input) hint(r recall.Request) string {
+// ReadHint renders a continuation, or says the rest cannot be read back
+// when the result was not stored.
+func (in *Input) ReadHint(r recall.Request) string {
 	if in.Ref == "" {
 		return "not recoverable: the result could not be stored"
 	}

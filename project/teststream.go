@@ -162,7 +162,7 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 		prelude = append(prelude, ExitSummary(in.ExitCode, in.Signal, in.TimedOut, in.Duration))
 	}
 	command := ""
-	if cmd := cmdCommandLine(in); cmd != "" {
+	if cmd := in.CommandLine(); cmd != "" {
 		command = "$ " + textfmt.Clip(textfmt.CleanLine([]byte(cmd)), 240, "…")
 	}
 	// The room for the units: the budget less a header naming many
@@ -171,7 +171,7 @@ func (v *reportView) render(units []teststream.Unit) (Output, error) {
 	worst := textfmt.Int(e.Total)
 	wg := view.Gap{Req: recall.Request{Ref: in.Ref, Rev: in.Rev(), Lines: &recall.Span{From: e.Total, To: e.Total}}}
 	header := v.header(prelude, "lines "+worst+"-"+worst+", lines "+worst+"-"+worst+" and 9 more",
-		in.hint(view.Continuation([]view.Gap{wg, wg})))
+		in.ReadHint(view.Continuation([]view.Gap{wg, wg})))
 	room := in.Budget - e.Cost(header) - e.Cost(command) - 2
 	if in.StoreError != "" {
 		room -= e.Cost(storeNote(in))
@@ -313,7 +313,7 @@ func (v *reportView) assemble(prelude []string, command string, picked []*report
 	}
 	nextHint := ""
 	if len(gs) > 0 {
-		nextHint = in.hint(view.Continuation(gs))
+		nextHint = in.ReadHint(view.Continuation(gs))
 	}
 	b.WriteString(v.header(prelude, omitted, nextHint))
 	if in.StoreError != "" {

@@ -2,11 +2,9 @@ package project
 
 import (
 	"context"
-	"strings"
 
 	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/sections"
-	"github.com/crumb-dev/crumb/recall"
 )
 
 func init() {
@@ -58,47 +56,12 @@ func projectText(ctx context.Context, in *Input) (Output, error) {
 	return headTail(e, ctx, view.Layout{Title: "text"})
 }
 
-// headTail fills a layout with a head and a tail excerpt, around whatever
-// prelude the layout already has, and renders it within the budget.
+// headTail fills a layout with a head and a tail excerpt (see
+// view.Excerptor.HeadTail) and returns it as the view.
 func headTail(e *view.Excerptor, ctx context.Context, l view.Layout) (Output, error) {
-	room := e.In.Budget - overhead(e, l, 1)
-	for _, p := range l.Prelude {
-		room -= e.Cost(p)
-	}
-	if err := ctx.Err(); err != nil {
-		return Output{}, err
-	}
-	xs, err := e.Ends(room, headShare)
+	text, next, err := e.HeadTail(ctx, l, headShare)
 	if err != nil {
 		return Output{}, err
 	}
-	l.Excerpts = xs
-	text, next, err := e.Fit(l)
-	if err != nil {
-		return Output{}, err
-	}
-	return Output{Text: text, Next: next, Complete: next == nil && e.In.StoreError == ""}, nil
-}
-
-// overhead returns the tokens that the header of l and n omission markers
-// take at most, with the longest numbers they could hold.
-func overhead(e *view.Excerptor, l view.Layout, n int) int {
-	size := e.Doc.Size()
-	worst := view.Gap{From: 0, To: size, Label: "lines " + strings.Repeat("9", e.Width+e.Width/3) + "-" + strings.Repeat("9", e.Width+e.Width/3),
-		Req: recall.Request{Ref: e.In.Ref, Rev: e.In.Rev, Lines: &recall.Span{From: e.Total + 1, To: e.Total + 1}}}
-	gs := make([]view.Gap, max(n, 1))
-	for i := range gs {
-		gs[i] = worst
-	}
-	fake := l
-	x := view.Excerpt{First: e.Total, Lines: []string{""}, From: size, To: size, CutStart: true}
-	fake.Excerpts = []view.Excerpt{x, x, x}
-	total := e.Cost(e.Header(fake, gs))
-	for range n {
-		total += e.Cost(e.Marker(worst, false))
-	}
-	if e.In.StoreError != "" {
-		total += e.Cost("[crumb could not store this result: " + e.In.StoreError + "; what is omitted here cannot be read back]")
-	}
-	return total + 4
+	return Output{Text: text, Next: next, Complete: e.Complete(next)}, nil
 }

@@ -475,7 +475,8 @@ func (e *Excerptor) Assemble(l Layout, compact bool) (string, *recall.Request, e
 	b.WriteString(e.Header(l, gs))
 	b.WriteByte('\n')
 	if e.In.StoreError != "" {
-		b.WriteString("[crumb could not store this result: " + e.In.StoreError + "; what is omitted here cannot be read back]\n")
+		b.WriteString(e.storeNote())
+		b.WriteByte('\n')
 	}
 	for _, p := range l.Prelude {
 		b.WriteString(p)

@@ -1,11 +1,10 @@
-package project
+package view
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"github.com/crumb-dev/crumb/project/internal/view"
 	"io"
 )
 
@@ -15,21 +14,21 @@ const scanBuffer = 64 << 10
 // lineScanner streams the lines of a source once, from its start, holding at
 // most max bytes of each line (the rest of a longer line is skipped), so a
 // pass over a 1 GB result costs a fixed amount of memory.
-type lineScanner struct {
+type LineScanner struct {
 	r    *bufio.Reader
 	ctx  context.Context
 	max  int
-	line int64  // number of the current line, 1-based
-	off  int64  // offset where the current line starts
+	Line int64  // number of the current line, 1-based
+	Off  int64  // offset where the current line starts
 	next int64  // offset where the next line starts
-	text []byte // the current line without its newline, at most max bytes
-	cut  bool   // the current line is longer than text
+	Text []byte // the current line without its newline, at most max bytes
+	Cut  bool   // the current line is longer than text
 	long []byte // holds a line assembled from several buffer reads
 	err  error
 }
 
-func newLineScanner(ctx context.Context, src io.ReaderAt, size int64, max int) *lineScanner {
-	return &lineScanner{
+func NewLineScanner(ctx context.Context, src io.ReaderAt, size int64, max int) *LineScanner {
+	return &LineScanner{
 		r:   bufio.NewReaderSize(io.NewSectionReader(src, 0, size), scanBuffer),
 		ctx: ctx,
 		max: max,
@@ -38,11 +37,11 @@ func newLineScanner(ctx context.Context, src io.ReaderAt, size int64, max int) *
 
 // Scan advances to the next line; it returns false at the end of the source
 // or on an error, which Err then reports.
-func (s *lineScanner) Scan() bool {
+func (s *LineScanner) Scan() bool {
 	if s.err != nil {
 		return false
 	}
-	if s.line&0xfff == 0xfff {
+	if s.Line&0xfff == 0xfff {
 		if err := s.ctx.Err(); err != nil {
 			s.err = err
 			return false
@@ -50,7 +49,7 @@ func (s *lineScanner) Scan() bool {
 	}
 	b, err := s.r.ReadSlice('\n')
 	n := int64(len(b))
-	s.cut = false
+	s.Cut = false
 	if errors.Is(err, bufio.ErrBufferFull) {
 		// A long line: keep its first max bytes, skip the rest.
 		s.long = append(s.long[:0], b[:min(len(b), s.max)]...)
@@ -61,7 +60,7 @@ func (s *lineScanner) Scan() bool {
 				s.long = append(s.long, b[:min(len(b), room)]...)
 			}
 		}
-		s.cut = true
+		s.Cut = true
 		if len(b) > 0 && b[len(b)-1] == '\n' && len(s.long) > 0 && s.long[len(s.long)-1] == '\n' {
 			s.long = s.long[:len(s.long)-1]
 		}
@@ -74,27 +73,27 @@ func (s *lineScanner) Scan() bool {
 	if n == 0 {
 		return false
 	}
-	s.line++
-	s.off = s.next
+	s.Line++
+	s.Off = s.next
 	s.next += n
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	if len(b) > s.max {
-		b, s.cut = b[:s.max], true
+		b, s.Cut = b[:s.max], true
 	}
-	s.text = bytes.TrimSuffix(b, []byte{'\r'})
+	s.Text = bytes.TrimSuffix(b, []byte{'\r'})
 	return true
 }
 
 // Err returns the error that stopped the scan, if any.
-func (s *lineScanner) Err() error { return s.err }
+func (s *LineScanner) Err() error { return s.err }
 
 // numbering describes line numbers a tool put in front of every line of a
 // read ("   12\tcode", as cat -n and many read tools write them).
-type numbering struct {
+type Numbering struct {
 	// on reports that the lines carry numbers.
-	on bool
+	On bool
 	// first is the number of the first line.
-	first int64
+	First int64
 }
 
 // numberedSample is how many lines are checked for a numbering.
@@ -102,22 +101,22 @@ const numberedSample = 40
 
 // detectNumbering reports whether the first lines of a text all start with
 // consecutive line numbers followed by a tab or an arrow.
-func detectNumbering(e *view.Excerptor) (numbering, error) {
-	var nb numbering
+func DetectNumbering(e *Excerptor) (Numbering, error) {
+	var nb Numbering
 	pos := int64(0)
 	want := int64(-1)
 	seen := 0
 	for seen < numberedSample && pos < e.Doc.Size() {
 		l, err := e.Doc.ReadLine(pos, 64)
 		if err != nil {
-			return numbering{}, err
+			return Numbering{}, err
 		}
-		n, _, ok := lineNumberPrefix(l.Text)
+		n, _, ok := LineNumberPrefix(l.Text)
 		if !ok || (want >= 0 && n != want) {
-			return numbering{}, nil
+			return Numbering{}, nil
 		}
 		if want < 0 {
-			nb.first = n
+			nb.First = n
 		}
 		want = n + 1
 		seen++
@@ -125,15 +124,15 @@ func detectNumbering(e *view.Excerptor) (numbering, error) {
 	}
 	// A single numbered line is too little evidence.
 	if seen < 2 {
-		return numbering{}, nil
+		return Numbering{}, nil
 	}
-	nb.on = true
+	nb.On = true
 	return nb, nil
 }
 
 // lineNumberPrefix parses "   12\t" or "    12→" at the start of b and
 // returns the number and what follows.
-func lineNumberPrefix(b []byte) (int64, []byte, bool) {
+func LineNumberPrefix(b []byte) (int64, []byte, bool) {
 	i := 0
 	for i < len(b) && b[i] == ' ' {
 		i++
@@ -157,8 +156,8 @@ func lineNumberPrefix(b []byte) (int64, []byte, bool) {
 }
 
 // stripNumber removes a line-number prefix, when there is one.
-func stripNumber(b []byte) []byte {
-	if _, rest, ok := lineNumberPrefix(b); ok {
+func StripNumber(b []byte) []byte {
+	if _, rest, ok := LineNumberPrefix(b); ok {
 		return rest
 	}
 	return b
