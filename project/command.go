@@ -13,6 +13,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
@@ -143,7 +144,7 @@ type cmdLine struct {
 	cutEnd     bool  // only its start is shown
 	text       string
 	cost       int
-	fam        cmdFamily
+	fam        classify.Family
 	indent     int  // bytes of leading spaces and tabs
 	blank      bool // nothing but white space
 	prio       int
@@ -269,7 +270,7 @@ func (p *cmdProjector) project(ctx context.Context) (Output, error) {
 }
 
 // layout returns the view's frame: title, status, prelude.
-func (p *cmdProjector) layout(more map[cmdFamily]int64) view.Layout {
+func (p *cmdProjector) layout(more map[classify.Family]int64) view.Layout {
 	l := view.Layout{Title: "command", Facts: []string{p.status}}
 	if p.in.Duration > 0 && !p.in.TimedOut {
 		l.Facts = append(l.Facts, "ran "+FormatDuration(p.in.Duration))
@@ -293,14 +294,14 @@ func (p *cmdProjector) layout(more map[cmdFamily]int64) view.Layout {
 
 // moreLine says how much evidence the view leaves out, and the search that
 // finds it; "" when none is.
-func (p *cmdProjector) moreLine(more map[cmdFamily]int64) string {
+func (p *cmdProjector) moreLine(more map[classify.Family]int64) string {
 	var parts, pats []string
-	for f := famPanic; f < cmdNumFamilies; f++ {
-		if f == famFrame || f == famSummary || f == famNote || more[f] <= 0 {
+	for f := classify.FamPanic; f < classify.NumFamilies; f++ {
+		if f == classify.FamFrame || f == classify.FamSummary || f == classify.FamNote || more[f] <= 0 {
 			continue
 		}
-		parts = append(parts, textfmt.Plural(more[f], cmdFamilyNames[f]+" line"))
-		for _, pat := range strings.Split(cmdFamilyGrep[f], "|") {
+		parts = append(parts, textfmt.Plural(more[f], classify.FamilyNames[f]+" line"))
+		for _, pat := range strings.Split(classify.FamilyGrep[f], "|") {
 			if !slices.Contains(pats, pat) {
 				pats = append(pats, pat)
 			}
@@ -354,7 +355,7 @@ func (p *cmdProjector) pickAll(ctx context.Context) error {
 	// little of its context, leaving room for the rest of the context of
 	// those that rank first; then the lines that rank low (warnings,
 	// frames, passing summaries).
-	important := func(ev cmdEvidence) bool { return ev.score >= scoreDetail }
+	important := func(ev cmdEvidence) bool { return ev.score >= classify.ScoreDetail }
 	for pass := 0; pass < 4; pass++ {
 		p.limit = p.room
 		switch pass {
@@ -371,7 +372,7 @@ func (p *cmdProjector) pickAll(ctx context.Context) error {
 				return err
 			}
 			switch {
-			case pass == 0 && ev.score >= scoreCrash-5:
+			case pass == 0 && ev.score >= classify.ScoreCrash-5:
 				p.pickEvidence(ev, ev.before, ev.after, false)
 			case pass == 1 && important(ev):
 				p.pickEvidence(ev, min(ev.before, 1), min(ev.after, 2), false)
@@ -505,11 +506,11 @@ func (p *cmdProjector) line(no, start int64, tailCut bool) (*cmdLine, error) {
 	}
 	pl := &cmdLine{no: no, start: l.Start, end: l.End, from: l.Start, to: l.End}
 	raw := l.Text
-	pl.indent = cmdIndent(raw)
+	pl.indent = classify.Indent(raw)
 	pl.blank = len(bytes.TrimSpace(raw)) == 0 && !l.Cut
 	if k := pl.indent; k < len(raw) {
-		m, _, _ := cmdClassifyLine(raw[k:min(len(raw), k+cmdClassifyBytes)], k)
-		pl.fam = m.fam
+		m, _, _ := classify.ClassifyLine(raw[k:min(len(raw), k+classify.ClassifyBytes)], k)
+		pl.fam = m.Fam
 	}
 	pl.text = e.Render(raw, no, false)
 	pl.cost = e.Cost(pl.text)
@@ -703,7 +704,7 @@ const cmdBlockLines = 80
 // ("not ok", "--- FAIL", "●", "✖"), which goes on in the lines indented
 // deeper than it.
 func cmdIsFailure(ev cmdEvidence) bool {
-	return ev.fam == famTest && ev.score >= scoreFail-4
+	return ev.fam == classify.FamTest && ev.score >= classify.ScoreFail-4
 }
 
 // pickEvidence picks an evidence line with up to before lines before it and
@@ -841,13 +842,13 @@ func (p *cmdProjector) excerpts(lines []*cmdLine) []view.Excerpt {
 }
 
 // omitted counts the evidence lines, per family, that the view leaves out.
-func (p *cmdProjector) omitted(lines []*cmdLine) map[cmdFamily]int64 {
-	more := map[cmdFamily]int64{}
-	for f := famPanic; f < cmdNumFamilies; f++ {
+func (p *cmdProjector) omitted(lines []*cmdLine) map[classify.Family]int64 {
+	more := map[classify.Family]int64{}
+	for f := classify.FamPanic; f < classify.NumFamilies; f++ {
 		more[f] = p.scan.counts[f]
 	}
 	for _, pl := range lines {
-		if pl.fam != famNone {
+		if pl.fam != classify.FamNone {
 			more[pl.fam]--
 		}
 	}

@@ -2,6 +2,7 @@ package project
 
 import (
 	"bytes"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"os"
 	"regexp"
 	"testing"
@@ -24,8 +25,8 @@ func TestCommandGoReportNotes(t *testing.T) {
 			continue
 		}
 		n++
-		if m := cmdClassify(line, 0); m.fam != famNote {
-			t.Errorf("%q: family %d, want a note (%d)", line, m.fam, famNote)
+		if m := classify.Classify(line, 0); m.Fam != classify.FamNote {
+			t.Errorf("%q: family %d, want a note (%d)", line, m.Fam, classify.FamNote)
 		}
 	}
 	if n < 100 {

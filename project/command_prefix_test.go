@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,7 @@ func TestCmdLinePrefix(t *testing.T) {
 		{"main.go", "main.go"},
 		{"127.0.0.1 - - [29/Nov/2026]", "- - [29/Nov/2026]"},
 	} {
-		if got := tc.line[cmdLinePrefix([]byte(tc.line)):]; got != tc.rest {
+		if got := tc.line[classify.LinePrefix([]byte(tc.line)):]; got != tc.rest {
 			t.Errorf("%q: behind its prefix %q, want %q", tc.line, got, tc.rest)
 		}
 	}

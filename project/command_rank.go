@@ -6,6 +6,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/drain"
 	"github.com/crumb-dev/crumb/internal/topk"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/project/sections"
 )
@@ -47,7 +48,7 @@ type cmdEvidence struct {
 	line   int64 // line number, from 1
 	off    int64 // offset of its first byte
 	score  int16 // its class (see the scores in command_match.go)
-	fam    cmdFamily
+	fam    classify.Family
 	after  uint8 // lines after it that belong with it
 	before uint8 // lines before it that belong with it
 	// headLine and headOff locate the line it belongs under (see
@@ -148,7 +149,7 @@ func (r *cmdRanker) init(intent string) {
 
 // add takes one line: t is its text without its indentation (indent bytes),
 // m what the classifier made of it.
-func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
+func (r *cmdRanker) add(t []byte, no, start int64, indent int, m classify.Match) {
 	var lv rank.Levels
 	if r.m != nil {
 		lv = r.m.Levels(t)
@@ -156,7 +157,7 @@ func (r *cmdRanker) add(t []byte, no, start int64, indent int, m cmdMatch) {
 	}
 	topLine, topOff := r.topLine, r.topOff
 	inRecord := indent == 0 && r.follow(t, no, start)
-	if m.fam == famNone && lv == 0 {
+	if m.Fam == classify.FamNone && lv == 0 {
 		return // most lines: neither evidence nor the intent's
 	}
 	r.keep(t, no, start, m, lv, inRecord, topLine, topOff)
@@ -184,8 +185,8 @@ func (r *cmdRanker) follow(t []byte, no, start int64) (inRecord bool) {
 // intent's words in it; inRecord tells whether it is part of a commit's
 // heading, and topLine and topOff locate the last line above it that is
 // not indented.
-func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, inRecord bool, topLine, topOff int64) {
-	ev := cmdEvidence{line: no, off: start, score: m.score, fam: m.fam, after: m.after, before: m.before, tmpl: drain.Other, lv: lv}
+func (r *cmdRanker) keep(t []byte, no, start int64, m classify.Match, lv rank.Levels, inRecord bool, topLine, topOff int64) {
+	ev := cmdEvidence{line: no, off: start, score: m.Score, fam: m.Fam, after: m.After, before: m.Before, tmpl: drain.Other, lv: lv}
 	if lv != 0 {
 		ev.def = r.m.Defines(t, lv) != 0
 	}
@@ -193,20 +194,20 @@ func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, 
 		ev.recLine, ev.recOff, ev.recN = r.recLine, r.recOff, r.recN
 	}
 	switch {
-	case m.head && topLine > 0:
+	case m.Head && topLine > 0:
 		ev.headLine, ev.headOff = topLine, topOff
 	case r.regLine > 0 && r.regLine < no:
 		// The file of a diff it is in.
 		ev.headLine, ev.headOff = r.regLine, r.regOff
 	}
-	if m.fam != famNone {
-		ev.tmpl = r.mine(m.fam, t, no)
+	if m.Fam != classify.FamNone {
+		ev.tmpl = r.mine(m.Fam, t, no)
 		if ev.tmpl == drain.Other {
 			topk.Keep(&r.other, cmdMaxOther, ev, worseEvidence)
 			return
 		}
 		limit := uint8(cmdMaxPerTmpl)
-		if m.fam == famSummary {
+		if m.Fam == classify.FamSummary {
 			limit = cmdMaxPerSummary
 		}
 		switch {
@@ -221,10 +222,10 @@ func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, 
 		}
 	}
 	if lv != 0 {
-		if m.fam == famNone {
+		if m.Fam == classify.FamNone {
 			// Mined too, so that a line the intent names that repeats
 			// its template a hundred times weighs as repetition.
-			ev.tmpl = r.mine(famNone, t, no)
+			ev.tmpl = r.mine(classify.FamNone, t, no)
 		}
 		// A first guess at how well the line meets the intent: its score
 		// by the words' rarity in the lines seen so far.
@@ -239,7 +240,7 @@ func (r *cmdRanker) keep(t []byte, no, start int64, m cmdMatch, lv rank.Levels, 
 // mine returns the template of line no (t, of family f), or drain.Other,
 // and counts it. A line that repeats one met before but for its numbers
 // takes that line's template without the miner.
-func (r *cmdRanker) mine(f cmdFamily, t []byte, no int64) int {
+func (r *cmdRanker) mine(f classify.Family, t []byte, no int64) int {
 	h := cmdLineHash(t) ^ uint64(f)*0x9E3779B97F4A7C15
 	id, ok := r.known[h]
 	if !ok {
@@ -268,7 +269,7 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 	n := 0
 	for i := range evs {
 		ev := &evs[i]
-		sev, st := cmdMatch{fam: ev.fam, score: ev.score}.signals()
+		sev, st := classify.Match{Fam: ev.fam, Score: ev.score}.Signals()
 		ev.sev = sev
 		if ev.def && st == rank.Plain {
 			st = rank.Definition
@@ -281,12 +282,12 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 			sig.Intent = 2 * r.st.Score(ev.lv) / unit
 		}
 		switch {
-		case ev.fam != famNone:
+		case ev.fam != classify.FamNone:
 			// Evidence the intent names strongly ranks with the details
 			// of failures at least: "ok  pkg" when asked whether pkg
 			// passed.
-			if sig.Intent >= 1 && ev.score < scoreDetail {
-				ev.score = scoreDetail
+			if sig.Intent >= 1 && ev.score < classify.ScoreDetail {
+				ev.score = classify.ScoreDetail
 			}
 		// A line the intent names is evidence on its own: with the
 		// details of failures, and the start of what it opens (an
@@ -297,9 +298,9 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 		case sig.Intent >= 1 || ev.def:
 			// A definition of a name the intent names is the name's
 			// place, however common the name.
-			ev.score, ev.after = scoreDetail, 1
+			ev.score, ev.after = classify.ScoreDetail, 1
 		case sig.Intent >= 0.5:
-			ev.score = scoreWarn
+			ev.score = classify.ScoreWarn
 		default:
 			continue
 		}
@@ -316,7 +317,7 @@ func (r *cmdRanker) rank(units, total int64) []cmdEvidence {
 	for _, ev := range evs {
 		if ev.tmpl != drain.Other {
 			limit := cmdMaxPerTmpl
-			if ev.fam == famSummary {
+			if ev.fam == classify.FamSummary {
 				limit = cmdMaxPerSummary
 			}
 			if per[ev.tmpl]++; per[ev.tmpl] > limit {

@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"context"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -63,9 +64,9 @@ func TestCommandRarity(t *testing.T) {
 // inline …" line reads as a diagnostic, and the one whose template occurs
 // once and that names an error still makes the first view.
 func TestCommandRarityWithoutVocabulary(t *testing.T) {
-	notes := cmdNotes
-	defer func() { cmdNotes = notes }()
-	cmdNotes = 0
+	notes := classify.Notes
+	defer func() { classify.Notes = notes }()
+	classify.Notes = 0
 	for _, f := range rarityFixtures(t) {
 		if !strings.HasPrefix(f.name, "go-gcflags-") {
 			continue

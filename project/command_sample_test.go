@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/tokens"
 )
@@ -152,8 +153,8 @@ func TestCommandSampled(t *testing.T) {
 			if sm.windows != 4 || sm.lines >= n || sm.bytes > 4<<10+8<<10+align+4*(1<<10+64) || sm.tailFirst < n-8<<10/64-align/64 {
 				t.Errorf("sample %+v", *sm)
 			}
-			if scan.counts[famPanic] != 0 {
-				t.Errorf("the sample counts %d panic lines; the only one is outside it", scan.counts[famPanic])
+			if scan.counts[classify.FamPanic] != 0 {
+				t.Errorf("the sample counts %d panic lines; the only one is outside it", scan.counts[classify.FamPanic])
 			}
 			for _, ev := range scan.ev {
 				if ev.off != (ev.line-1)*64 {
@@ -240,7 +241,7 @@ func TestCommandSampledLongLines(t *testing.T) {
 	if sm == nil {
 		t.Fatal("not sampled")
 	}
-	if scan.counts[famError] != 1 || len(scan.ev) != 1 || scan.ev[0].line != 41 {
+	if scan.counts[classify.FamError] != 1 || len(scan.ev) != 1 || scan.ev[0].line != 41 {
 		t.Errorf("evidence %v, counts %v; want the error on line 41", scan.ev, scan.counts)
 	}
 	v, err := Project(context.Background(), KindCommand, in)

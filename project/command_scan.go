@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/crumb-dev/crumb/internal/topk"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 )
 
 // The command projector learns what it needs from one pass over the output:
@@ -18,47 +19,12 @@ import (
 // first colon makes them candidates, and only evidence lines (and, with an
 // intent, the lines that hold its words) are mined into templates.
 
-// cmdFamily groups evidence by what it tells the agent.
-type cmdFamily uint8
-
-const (
-	famNone    cmdFamily = iota
-	famPanic             // panics, tracebacks, fatal errors, crashes
-	famCompile           // compiler, linker and vet diagnostics at file:line
-	famTest              // failed tests and their messages
-	famError             // other error lines (npm ERR!, make: ***, Error: ...)
-	famSummary           // final summaries (FAIL pkg, N failed, Tests: ...)
-	famWarning           // warnings
-	famFrame             // stack frames
-	famNote              // compilers' notes and remarks (can inline, remark:, missed:)
-	cmdNumFamilies
-)
-
-// cmdFamilyNames name the families in views, in the order of the constants.
-var cmdFamilyNames = [cmdNumFamilies]string{"", "panic", "compiler error", "test failure", "error", "summary", "warning", "stack frame", "compiler note"}
-
-// cmdFamilyGrep holds a short RE2 pattern per family that finds most of
-// its lines again, for the search a view offers when it cannot show them
-// all.
-var cmdFamilyGrep = [cmdNumFamilies]string{
-	"",
-	`panic|Traceback|fatal|Exception`,
-	`error|:[0-9]+:[0-9]+: `,
-	`FAIL|✕|✖|●|^E |not ok`,
-	`(?i:error)`,
-	`FAIL|failed`,
-	`(?i:warn)`,
-	`^\s+at |File "`,
-	`: (remark|optimized|missed|can inline|inlining call)`,
-}
-
 // Limits of the scan's state.
 const (
-	cmdMaxRuns       = 48   // runs of near-identical lines kept, longest first
-	cmdMinRun        = 6    // shortest run worth naming
-	cmdRunWindow     = 16   // a line may repeat the shape of any of the 16 before it
-	cmdClassifyBytes = 1024 // bytes of a line the matchers look at
-	cmdSampleBytes   = 128  // bytes of a line a note reads for its sample
+	cmdMaxRuns     = 48  // runs of near-identical lines kept, longest first
+	cmdMinRun      = 6   // shortest run worth naming
+	cmdRunWindow   = 16  // a line may repeat the shape of any of the 16 before it
+	cmdSampleBytes = 128 // bytes of a line a note reads for its sample
 )
 
 // cmdRun is a stretch of near-identical lines: each line after the first has
@@ -163,7 +129,7 @@ type cmdScan struct {
 	// cmdRanker); counts the evidence lines found per family.
 	ev     []cmdEvidence
 	rk     cmdRanker
-	counts [cmdNumFamilies]int64
+	counts [classify.NumFamilies]int64
 
 	slots  [64]cmdSlot // the last line of each recent shape, by key
 	likes  [256]cmdLikeMemo
@@ -177,7 +143,7 @@ type cmdScan struct {
 // newCmdScan starts a scan; lines that hold the intent's words are
 // evidence too.
 func newCmdScan(intent string) *cmdScan {
-	s := &cmdScan{line: 1, partBuf: make([]byte, 0, cmdClassifyBytes)}
+	s := &cmdScan{line: 1, partBuf: make([]byte, 0, classify.ClassifyBytes)}
 	s.rk.init(intent)
 	return s
 }
@@ -193,7 +159,7 @@ func (s *cmdScan) Write(p []byte) (int, error) {
 		if j < 0 {
 			end = len(p)
 		}
-		if room := cmdClassifyBytes - len(s.partBuf); room > 0 {
+		if room := classify.ClassifyBytes - len(s.partBuf); room > 0 {
 			s.partBuf = append(s.partBuf, p[:min(room, end)]...)
 		}
 		if j < 0 {
@@ -210,10 +176,10 @@ func (s *cmdScan) Write(p []byte) (int, error) {
 		if j < 0 {
 			s.partial = true
 			s.partStart = base + int64(i)
-			s.partBuf = append(s.partBuf[:0], p[i:min(len(p), i+cmdClassifyBytes)]...)
+			s.partBuf = append(s.partBuf[:0], p[i:min(len(p), i+classify.ClassifyBytes)]...)
 			break
 		}
-		s.onLine(p[i:i+min(j, cmdClassifyBytes)], base+int64(i))
+		s.onLine(p[i:i+min(j, classify.ClassifyBytes)], base+int64(i))
 		i += j + 1
 	}
 	s.off += int64(n)
@@ -257,15 +223,15 @@ func (s *cmdScan) onLine(text []byte, start int64) {
 	no := s.line
 	s.line++
 	s.seen++
-	k := cmdIndent(text)
+	k := classify.Indent(text)
 	s.repeat(text, k, no, start)
 	if k == len(text) {
 		return
 	}
-	m, t, ti := cmdClassifyLine(text[k:], k)
+	m, t, ti := classify.ClassifyLine(text[k:], k)
 	switch {
-	case m.fam != famNone:
-		s.counts[m.fam]++
+	case m.Fam != classify.FamNone:
+		s.counts[m.Fam]++
 	case s.rk.m == nil:
 		// No evidence and no intent: the ranker only follows where the
 		// line stands, and only a line that is not indented moves it.
@@ -324,22 +290,22 @@ func (s *cmdScan) endRun(to int64) {
 // "test_a.go:12: msg" and "day 9: acc-7" keep their shape when the numbers
 // change, whatever their widths), and how many bytes that was. It looks at
 // no more than the first 64 bytes.
-func cmdShapeKey(t []byte) uint64 { return cmdShapeKeyAt(t, cmdIndent(t)) }
+func cmdShapeKey(t []byte) uint64 { return cmdShapeKeyAt(t, classify.Indent(t)) }
 
 // cmdShapeKeyAt is cmdShapeKey for a line whose first k bytes are its
 // indentation (cmdIndent), which the scan has measured already.
 func cmdShapeKeyAt(t []byte, k int) uint64 {
 	i, digits := min(k, 40), false
-	if i < len(t) && cmdIsLetter(t[i]) {
+	if i < len(t) && classify.IsLetter(t[i]) {
 		goto done // most lines: no number leads them
 	}
 	for i < len(t) && i < 40 {
 		c := t[i]
 		switch {
 		case c == ' ' || c == '\t':
-		case cmdIsDigit(c):
+		case classify.IsDigit(c):
 			digits = true
-		case c == '[' && !digits && i+1 < len(t) && cmdIsDigit(t[i+1]):
+		case c == '[' && !digits && i+1 < len(t) && classify.IsDigit(t[i+1]):
 		case digits && (c == '-' || c == ':' || c == '.' || c == ',' || c == '/' || c == 'T' || c == 'Z' || c == '+' || c == ']'):
 		default:
 			goto done
@@ -391,7 +357,7 @@ func cmdShapeDigits(t []byte, i int) (w1, w2 uint64, n int) {
 		}
 		c := t[i]
 		i++
-		d := cmdIsDigit(c)
+		d := classify.IsDigit(c)
 		if d {
 			if prev {
 				continue
@@ -443,16 +409,4 @@ func cmdLineHash(t []byte) uint64 {
 		h = bits.RotateLeft64((h^w)*0x9E3779B97F4A7C15, 27)
 	}
 	return h ^ h>>31
-}
-
-func cmdIsDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// cmdIndent returns the length of b's leading spaces and tabs.
-func cmdIndent(b []byte) int {
-	for k, c := range b {
-		if c != ' ' && c != '\t' {
-			return k
-		}
-	}
-	return len(b)
 }

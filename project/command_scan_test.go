@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"math/bits"
 	"slices"
 	"testing"
@@ -16,9 +17,9 @@ func cmdShapeKeyRef(t []byte) uint64 {
 		c := t[i]
 		switch {
 		case c == ' ' || c == '\t':
-		case cmdIsDigit(c):
+		case classify.IsDigit(c):
 			digits = true
-		case c == '[' && !digits && i+1 < len(t) && cmdIsDigit(t[i+1]):
+		case c == '[' && !digits && i+1 < len(t) && classify.IsDigit(t[i+1]):
 		case digits && (c == '-' || c == ':' || c == '.' || c == ',' || c == '/' || c == 'T' || c == 'Z' || c == '+' || c == ']'):
 		default:
 			goto done
@@ -30,8 +31,8 @@ done:
 	n := 0
 	for end := min(len(t), i+64); i < end && n < len(buf); i++ {
 		c := t[i]
-		if cmdIsDigit(c) {
-			if n > 0 && buf[n-1] == '0' && cmdIsDigit(t[i-1]) {
+		if classify.IsDigit(c) {
+			if n > 0 && buf[n-1] == '0' && classify.IsDigit(t[i-1]) {
 				continue
 			}
 			c = '0'
@@ -71,7 +72,7 @@ func TestCmdShapeKeySame(t *testing.T) {
 		if got := cmdShapeKey(b); got != want {
 			t.Fatalf("cmdShapeKey(%q) = %x, want %x", l, got, want)
 		}
-		if got := cmdShapeKeyAt(b, cmdIndent(b)); got != want {
+		if got := cmdShapeKeyAt(b, classify.Indent(b)); got != want {
 			t.Fatalf("cmdShapeKeyAt(%q) = %x, want %x", l, got, want)
 		}
 	}
@@ -82,7 +83,7 @@ func FuzzCmdShapeKey(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := cmdShapeKeyAt(b, cmdIndent(b)), cmdShapeKeyRef(b); got != want {
+		if got, want := cmdShapeKeyAt(b, classify.Indent(b)), cmdShapeKeyRef(b); got != want {
 			t.Fatalf("cmdShapeKeyAt(%q) = %x, want %x", b, got, want)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/tokens"
 )
 
@@ -333,71 +334,71 @@ func BenchmarkCommandCopyBaseline(b *testing.B) {
 func TestCommandClassify(t *testing.T) {
 	for _, c := range []struct {
 		line string
-		fam  cmdFamily
+		fam  classify.Family
 	}{
 		// Evidence.
-		{"panic: runtime error: index out of range [5] with length 3", famPanic},
-		{"fatal error: all goroutines are asleep - deadlock!", famPanic},
-		{"Traceback (most recent call last):", famPanic},
-		{"thread 'main' panicked at src/main.rs:4:5:", famPanic},
-		{"Exception in thread \"main\" java.lang.NullPointerException", famPanic},
-		{"./main.go:12:5: undefined: frobnicate", famCompile},
-		{"main.c:3:10: fatal error: missing.h: No such file or directory", famCompile},
-		{"error[E0308]: mismatched types", famCompile},
-		{"src/app.ts(14,7): error TS2322: Type 'number' is not assignable to type 'string'.", famCompile},
-		{"src/app.ts:14:7 - error TS2322: Type 'number' is not assignable", famCompile},
-		{"Main.java:8: error: ';' expected", famCompile},
-		{"main.c:(.text+0x1d): undefined reference to `helper'", famCompile},
-		{"--- FAIL: TestParse (0.00s)", famTest},
-		{"    parse_test.go:40: Parse(\"x\") = 2, want 3", famTest},
-		{"FAILED tests/test_a.py::test_b - assert 1 == 2", famTest},
-		{"E       assert 1 == 2", famTest},
-		{"  ● suite › adds numbers", famTest},
-		{"    ✕ adds numbers (3 ms)", famTest},
-		{"not ok 2 - total of two items", famTest},
-		{"test tests::it_works ... FAILED", famTest},
-		{"npm ERR! code ELIFECYCLE", famError},
-		{"npm error Lifecycle script `test` failed with error:", famError},
-		{"make: *** [Makefile:5: server] Error 1", famError},
-		{"make[2]: *** [sub/Makefile:9: all] Error 2", famError},
-		{"TypeError: Cannot read properties of undefined (reading 'x')", famError},
-		{"AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:", famError},
-		{"error: could not compile `tally` due to 2 previous errors", famError},
-		{"FAIL\texample.com/m/pkg\t0.012s", famSummary},
-		{"Tests:       2 failed, 40 passed, 42 total", famSummary},
-		{"=========== 2 failed, 240 passed in 0.19s ===========", famSummary},
-		{"test result: FAILED. 30 passed; 2 failed; 0 ignored", famSummary},
-		{"ℹ fail 2", famSummary},
-		{"main.c:14:13: warning: unused variable 'x' [-Wunused-variable]", famWarning},
-		{"npm warn deprecated inflight@1.0.6", famWarning},
-		{"   37:36  error    'lose' is not defined                             no-undef", famCompile},
-		{"   18:9   warning  Assignment to function parameter 'version'        no-param-reassign", famWarning},
+		{"panic: runtime error: index out of range [5] with length 3", classify.FamPanic},
+		{"fatal error: all goroutines are asleep - deadlock!", classify.FamPanic},
+		{"Traceback (most recent call last):", classify.FamPanic},
+		{"thread 'main' panicked at src/main.rs:4:5:", classify.FamPanic},
+		{"Exception in thread \"main\" java.lang.NullPointerException", classify.FamPanic},
+		{"./main.go:12:5: undefined: frobnicate", classify.FamCompile},
+		{"main.c:3:10: fatal error: missing.h: No such file or directory", classify.FamCompile},
+		{"error[E0308]: mismatched types", classify.FamCompile},
+		{"src/app.ts(14,7): error TS2322: Type 'number' is not assignable to type 'string'.", classify.FamCompile},
+		{"src/app.ts:14:7 - error TS2322: Type 'number' is not assignable", classify.FamCompile},
+		{"Main.java:8: error: ';' expected", classify.FamCompile},
+		{"main.c:(.text+0x1d): undefined reference to `helper'", classify.FamCompile},
+		{"--- FAIL: TestParse (0.00s)", classify.FamTest},
+		{"    parse_test.go:40: Parse(\"x\") = 2, want 3", classify.FamTest},
+		{"FAILED tests/test_a.py::test_b - assert 1 == 2", classify.FamTest},
+		{"E       assert 1 == 2", classify.FamTest},
+		{"  ● suite › adds numbers", classify.FamTest},
+		{"    ✕ adds numbers (3 ms)", classify.FamTest},
+		{"not ok 2 - total of two items", classify.FamTest},
+		{"test tests::it_works ... FAILED", classify.FamTest},
+		{"npm ERR! code ELIFECYCLE", classify.FamError},
+		{"npm error Lifecycle script `test` failed with error:", classify.FamError},
+		{"make: *** [Makefile:5: server] Error 1", classify.FamError},
+		{"make[2]: *** [sub/Makefile:9: all] Error 2", classify.FamError},
+		{"TypeError: Cannot read properties of undefined (reading 'x')", classify.FamError},
+		{"AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:", classify.FamError},
+		{"error: could not compile `tally` due to 2 previous errors", classify.FamError},
+		{"FAIL\texample.com/m/pkg\t0.012s", classify.FamSummary},
+		{"Tests:       2 failed, 40 passed, 42 total", classify.FamSummary},
+		{"=========== 2 failed, 240 passed in 0.19s ===========", classify.FamSummary},
+		{"test result: FAILED. 30 passed; 2 failed; 0 ignored", classify.FamSummary},
+		{"ℹ fail 2", classify.FamSummary},
+		{"main.c:14:13: warning: unused variable 'x' [-Wunused-variable]", classify.FamWarning},
+		{"npm warn deprecated inflight@1.0.6", classify.FamWarning},
+		{"   37:36  error    'lose' is not defined                             no-undef", classify.FamCompile},
+		{"   18:9   warning  Assignment to function parameter 'version'        no-param-reassign", classify.FamWarning},
 		// Notes and remarks: evidence that ranks low.
-		{"cmp/internal/value/sort.go:16:6: can inline SortKeys", famNote},
-		{"cmp/internal/value/sort.go:22:17: func literal does not escape", famNote},
-		{"cmp/internal/value/sort.go:31:7:   flow: ~r0 ← vs2:", famNote},
-		{"gun.c:103:29: remark: hoisting bitcast [-Rpass=licm]", famNote},
-		{"gun.c:99:5: missed: couldn't vectorize loop", famNote},
-		{"gun.c:392:18: undefined: ture", famCompile},
+		{"cmp/internal/value/sort.go:16:6: can inline SortKeys", classify.FamNote},
+		{"cmp/internal/value/sort.go:22:17: func literal does not escape", classify.FamNote},
+		{"cmp/internal/value/sort.go:31:7:   flow: ~r0 ← vs2:", classify.FamNote},
+		{"gun.c:103:29: remark: hoisting bitcast [-Rpass=licm]", classify.FamNote},
+		{"gun.c:99:5: missed: couldn't vectorize loop", classify.FamNote},
+		{"gun.c:392:18: undefined: ture", classify.FamCompile},
 		// Summaries of passing runs.
-		{"ok  \texample.com/m/pkg\t0.012s", famSummary},
-		{"?   \texample.com/m/cmd\t[no test files]", famSummary},
-		{"PASS", famSummary},
+		{"ok  \texample.com/m/pkg\t0.012s", classify.FamSummary},
+		{"?   \texample.com/m/cmd\t[no test files]", classify.FamSummary},
+		{"PASS", classify.FamSummary},
 		// Ordinary output.
-		{"=== RUN   TestParse", famNone},
-		{"--- PASS: TestParse (0.00s)", famNone},
-		{"    parse_test.go:12: connected to the test server", famNone},
-		{"Tests:       42 passed, 42 total", famSummary},
-		{"2024-05-01T12:00:00Z INFO server started on :8080", famNone},
-		{"Downloading serde v1.0.200", famNone},
-		{"test result: ok. 32 passed; 0 failed", famSummary},
-		{"Compiling ledger v0.1.0 (/tmp/ledger)", famNone},
-		{"0 failed, 12 passed", famNone},
+		{"=== RUN   TestParse", classify.FamNone},
+		{"--- PASS: TestParse (0.00s)", classify.FamNone},
+		{"    parse_test.go:12: connected to the test server", classify.FamNone},
+		{"Tests:       42 passed, 42 total", classify.FamSummary},
+		{"2024-05-01T12:00:00Z INFO server started on :8080", classify.FamNone},
+		{"Downloading serde v1.0.200", classify.FamNone},
+		{"test result: ok. 32 passed; 0 failed", classify.FamSummary},
+		{"Compiling ledger v0.1.0 (/tmp/ledger)", classify.FamNone},
+		{"0 failed, 12 passed", classify.FamNone},
 	} {
-		k := cmdIndent([]byte(c.line))
-		got := cmdClassify([]byte(c.line)[k:], k)
-		if got.fam != c.fam {
-			t.Errorf("%q: family %q, want %q", c.line, cmdFamilyNames[got.fam], cmdFamilyNames[c.fam])
+		k := classify.Indent([]byte(c.line))
+		got := classify.Classify([]byte(c.line)[k:], k)
+		if got.Fam != c.fam {
+			t.Errorf("%q: family %q, want %q", c.line, classify.FamilyNames[got.Fam], classify.FamilyNames[c.fam])
 		}
 	}
 }

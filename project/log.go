@@ -13,6 +13,7 @@ import (
 	"github.com/crumb-dev/crumb/internal/drain"
 	"github.com/crumb-dev/crumb/internal/lines"
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 )
@@ -85,17 +86,17 @@ type logFormat struct {
 
 // classify finds a line's timestamp and level (see classifyLogLine),
 // behind its number when the log is numbered.
-func (f logFormat) classify(line []byte) logLine {
+func (f logFormat) classify(line []byte) classify.LogLine {
 	p := 0
 	if f.numbered {
 		_, p = logNumberPrefix(line)
 	}
-	ll := classifyLogLine(line[p:], f.keywords)
-	if ll.tsEnd > 0 {
-		ll.tsStart += p
-		ll.tsEnd += p
+	ll := classify.ClassifyLogLine(line[p:], f.keywords)
+	if ll.TsEnd > 0 {
+		ll.TsStart += p
+		ll.TsEnd += p
 	}
-	ll.skip = p
+	ll.Skip = p
 	return ll
 }
 
@@ -108,7 +109,7 @@ func logNumberPrefix(line []byte) (int64, int) {
 	for i < len(line) && line[i] == ' ' {
 		i++
 	}
-	if i == 0 && len(line) > 0 && !logDigit(line[0]) && line[0] != '[' {
+	if i == 0 && len(line) > 0 && !classify.LogDigit(line[0]) && line[0] != '[' {
 		// A file's name: no spaces, then ":7:".
 		c := bytes.IndexByte(line[:min(len(line), 256)], ':')
 		if c <= 0 || bytes.ContainsAny(line[:c], " \t") {
@@ -126,7 +127,7 @@ func logNumberPrefix(line []byte) (int64, int) {
 	}
 	j := i
 	var n int64
-	for j < len(line) && j-i < 12 && logDigit(line[j]) {
+	for j < len(line) && j-i < 12 && classify.LogDigit(line[j]) {
 		n = n*10 + int64(line[j]-'0')
 		j++
 	}
@@ -209,13 +210,13 @@ func logFormatOf(sample [][]byte, numbered bool) (logFormat, bool) {
 		}
 		n++
 		ll := nf.classify(l[:min(len(l), logLineCap)])
-		if ll.record {
+		if ll.Record {
 			records++
 		}
-		if ll.hit.level != sevNone {
+		if ll.Hit.Level != classify.SevNone {
 			levels++
 		}
-		if ll.record || ll.hit.level != sevNone {
+		if ll.Record || ll.Hit.Level != classify.SevNone {
 			either++
 		}
 	}
@@ -235,7 +236,7 @@ type logOcc struct {
 
 // logCluster is what the scan learns of one template.
 type logCluster struct {
-	level       logLevel
+	level       classify.Level
 	first, last logOcc
 }
 
@@ -243,9 +244,9 @@ type logCluster struct {
 // statuses in an access log, apart: the template miner joins lines of one
 // group only. A group is a level, or a status with its level.
 type logGroups struct {
-	byCode [1000]uint8 // the group of each status seen, 0 for none yet
-	level  []logLevel  // by group; the first numSev groups are the levels
-	code   []uint16    // by group; 0 for the levels
+	byCode [1000]uint8      // the group of each status seen, 0 for none yet
+	level  []classify.Level // by group; the first numSev groups are the levels
+	code   []uint16         // by group; 0 for the levels
 }
 
 // logMaxGroups bounds the groups; statuses past it share their level's.
@@ -253,7 +254,7 @@ const logMaxGroups = 200
 
 func newLogGroups() *logGroups {
 	g := &logGroups{}
-	for l := sevNone; l < numSev; l++ {
+	for l := classify.SevNone; l < classify.NumSev; l++ {
 		g.level = append(g.level, l)
 		g.code = append(g.code, 0)
 	}
@@ -261,39 +262,39 @@ func newLogGroups() *logGroups {
 }
 
 // of returns the group of a line with this level.
-func (g *logGroups) of(h levelHit) uint8 {
-	if h.code == 0 || h.code >= 1000 {
-		return uint8(h.level)
+func (g *logGroups) of(h classify.LevelHit) uint8 {
+	if h.Code == 0 || h.Code >= 1000 {
+		return uint8(h.Level)
 	}
-	if id := g.byCode[h.code]; id != 0 {
+	if id := g.byCode[h.Code]; id != 0 {
 		return id
 	}
 	if len(g.level) >= logMaxGroups {
-		return uint8(h.level)
+		return uint8(h.Level)
 	}
 	id := uint8(len(g.level))
-	g.level = append(g.level, h.level)
-	g.code = append(g.code, h.code)
-	g.byCode[h.code] = id
+	g.level = append(g.level, h.Level)
+	g.code = append(g.code, h.Code)
+	g.byCode[h.Code] = id
 	return id
 }
 
 // find returns the group of a line with this level, without making one.
-func (g *logGroups) find(h levelHit) uint8 {
-	if h.code != 0 && h.code < 1000 {
-		if id := g.byCode[h.code]; id != 0 {
+func (g *logGroups) find(h classify.LevelHit) uint8 {
+	if h.Code != 0 && h.Code < 1000 {
+		if id := g.byCode[h.Code]; id != 0 {
 			return id
 		}
 	}
-	return uint8(h.level)
+	return uint8(h.Level)
 }
 
 // levelOf returns the level of a group's lines.
-func (g *logGroups) levelOf(group uint8) logLevel {
+func (g *logGroups) levelOf(group uint8) classify.Level {
 	if int(group) < len(g.level) {
 		return g.level[group]
 	}
-	return sevNone
+	return classify.SevNone
 }
 
 // codeOf returns the status of a group's lines, or 0.
@@ -321,9 +322,9 @@ type logScan struct {
 	groups   *logGroups
 	intent   *logIntent   // nil when the call has no intent
 	clusters []logCluster // by cluster id
-	others   [numSev]logOthers
-	bySev    [numSev]int64
-	spells   [numSev][]string
+	others   [classify.NumSev]logOthers
+	bySev    [classify.NumSev]int64
+	spells   [classify.NumSev][]string
 
 	lines, bytes int64 // scanned
 	sampled      bool
@@ -513,26 +514,26 @@ func (s *logScan) add(line []byte, off, num int64) {
 
 // addClassified takes one line, classified as ll: split by the miner, or,
 // when b is not nil, split already as line i of b.
-func (s *logScan) addClassified(line []byte, ll logLine, off, num int64, b *drain.Batch, i int) {
+func (s *logScan) addClassified(line []byte, ll classify.LogLine, off, num int64, b *drain.Batch, i int) {
 	s.lines++
 	occ := logOcc{line: num, off: off, recLine: num, recOff: off}
-	if ll.record {
+	if ll.Record {
 		s.lastRecord, s.haveRecord = occ, true
 	} else if s.f.timestamped && s.haveRecord && num-s.lastRecord.line <= logRecordLines {
 		occ.recLine, occ.recOff = s.lastRecord.line, s.lastRecord.off
 	}
-	sev := ll.hit.level
+	sev := ll.Hit.Level
 	s.bySev[sev]++
-	if sev >= sevWarn && ll.hit.spell != "" {
-		s.addSpell(sev, ll.hit.spell)
+	if sev >= classify.SevWarn && ll.Hit.Spell != "" {
+		s.addSpell(sev, ll.Hit.Spell)
 	}
 	lv := s.intent.match(line)
 	var id int
 	if b != nil {
-		id = s.miner.AddBatched(s.groups.of(ll.hit), b, i, num)
+		id = s.miner.AddBatched(s.groups.of(ll.Hit), b, i, num)
 	} else {
-		t, ts, te := ll.mined(line)
-		id = s.miner.AddStamped(s.groups.of(ll.hit), t, ts, te, num)
+		t, ts, te := ll.Mined(line)
+		id = s.miner.AddStamped(s.groups.of(ll.Hit), t, ts, te, num)
 	}
 	if lv != 0 {
 		s.intent.add(lv, id, occ)
@@ -554,7 +555,7 @@ func (s *logScan) addClassified(line []byte, ll logLine, off, num int64, b *drai
 
 // addSpell remembers how a level is written, for the search the view
 // offers; a few spellings at most, in the order first seen.
-func (s *logScan) addSpell(sev logLevel, spell string) {
+func (s *logScan) addSpell(sev classify.Level, spell string) {
 	for _, x := range s.spells[sev] {
 		if x == spell {
 			return
@@ -569,7 +570,7 @@ func (s *logScan) addSpell(sev logLevel, spell string) {
 // the scan saw, or "" when there were none.
 func (s *logScan) pattern() string {
 	var parts []string
-	for _, sev := range []logLevel{sevError, sevWarn} {
+	for _, sev := range []classify.Level{classify.SevError, classify.SevWarn} {
 		parts = append(parts, s.spells[sev]...)
 	}
 	if len(parts) == 0 {
@@ -588,7 +589,7 @@ func (s *logScan) pattern() string {
 
 // problems returns the number of error and warning lines, and of their
 // templates.
-func (s *logScan) problems(sev logLevel) (lines int64, templates int) {
+func (s *logScan) problems(sev classify.Level) (lines int64, templates int) {
 	for _, c := range s.clusters {
 		if c.level == sev {
 			templates++
@@ -602,10 +603,10 @@ type logView struct {
 	e      *view.Excerptor
 	s      *logScan
 	size   int64
-	total  int64              // lines
-	levels map[int64]logLevel // levels of lines shown, by offset
-	intent []logIntentPick    // the best matches of the call's intent
-	counts map[int]int64      // lines by template id, once needed
+	total  int64                    // lines
+	levels map[int64]classify.Level // levels of lines shown, by offset
+	intent []logIntentPick          // the best matches of the call's intent
+	counts map[int]int64            // lines by template id, once needed
 	recs   map[logRecKey]logRecord
 }
 
@@ -628,7 +629,7 @@ func projectLog(ctx context.Context, in *Input, f logFormat) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	v := &logView{e: e, s: s, size: e.Doc.Size(), total: e.Total, levels: map[int64]logLevel{}}
+	v := &logView{e: e, s: s, size: e.Doc.Size(), total: e.Total, levels: map[int64]classify.Level{}}
 	v.intent = s.intent.best(s.lines)
 	return v.render(ctx)
 }
@@ -646,10 +647,10 @@ func (v *logView) scope() string {
 // facts are the header's facts: the numbers of errors and warnings.
 func (v *logView) facts() []string {
 	var parts []string
-	if n := v.s.bySev[sevError]; n > 0 {
+	if n := v.s.bySev[classify.SevError]; n > 0 {
 		parts = append(parts, textfmt.Plural(n, "error line"))
 	}
-	if n := v.s.bySev[sevWarn]; n > 0 {
+	if n := v.s.bySev[classify.SevWarn]; n > 0 {
 		parts = append(parts, textfmt.Plural(n, "warning line"))
 	}
 	if len(parts) == 0 {
@@ -669,7 +670,7 @@ func (v *logView) templateLines(room int, skip map[int]bool) []string {
 	var cs []drain.Cluster
 	all := 0
 	for _, c := range v.s.miner.Clusters() {
-		if v.s.groups.levelOf(c.Group) < sevWarn {
+		if v.s.groups.levelOf(c.Group) < classify.SevWarn {
 			all++
 			if skip[c.ID] {
 				continue
@@ -698,7 +699,7 @@ func (v *logView) templateLines(room int, skip map[int]bool) []string {
 		out = append(out, fmt.Sprintf("… and %s whose lines are all shown below", textfmt.Plural(int64(k), "template")))
 	}
 	var other int64
-	for sev := sevNone; sev < sevWarn; sev++ {
+	for sev := classify.SevNone; sev < classify.SevWarn; sev++ {
 		other += v.s.others[sev].count
 	}
 	if other > 0 {
@@ -747,7 +748,7 @@ func showTemplate(t string) string {
 func (v *logView) problemTemplates(skip map[int]bool) []drain.Cluster {
 	var cs []drain.Cluster
 	for _, c := range v.s.miner.Clusters() {
-		if v.s.groups.levelOf(c.Group) >= sevWarn && !skip[c.ID] {
+		if v.s.groups.levelOf(c.Group) >= classify.SevWarn && !skip[c.ID] {
 			cs = append(cs, c)
 		}
 	}
@@ -817,7 +818,7 @@ func (v *logView) problemLines(room int, skip map[int]bool) []string {
 	})
 	skipped := 0
 	for _, c := range v.s.miner.Clusters() {
-		if skip[c.ID] && v.s.groups.levelOf(c.Group) >= sevWarn {
+		if skip[c.ID] && v.s.groups.levelOf(c.Group) >= classify.SevWarn {
 			skipped++
 		}
 	}
@@ -825,7 +826,7 @@ func (v *logView) problemLines(room int, skip map[int]bool) []string {
 		out = append(out, fmt.Sprintf("… and %s whose lines are all shown below", textfmt.Plural(int64(skipped), "template")))
 	}
 	var other int64
-	for sev := sevWarn; sev < numSev; sev++ {
+	for sev := classify.SevWarn; sev < classify.NumSev; sev++ {
 		other += v.s.others[sev].count
 	}
 	if other > 0 {
@@ -839,13 +840,13 @@ func (v *logView) problemLines(room int, skip map[int]bool) []string {
 // them all.
 func (v *logView) problemSummary(shown int64) string {
 	var parts []string
-	for _, sev := range []logLevel{sevError, sevWarn} {
+	for _, sev := range []classify.Level{classify.SevError, classify.SevWarn} {
 		n, t := v.s.problems(sev)
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%s (%s)", textfmt.Plural(n, sev.String()+" line"), textfmt.Plural(int64(t), "template")))
 		}
 	}
-	all := v.s.bySev[sevError] + v.s.bySev[sevWarn]
+	all := v.s.bySev[classify.SevError] + v.s.bySev[classify.SevWarn]
 	var b strings.Builder
 	b.WriteString("Errors and warnings")
 	if v.s.sampled {
@@ -868,7 +869,7 @@ func (v *logView) problemSummary(shown int64) string {
 
 // logCand is a line that the view may show besides its head and tail.
 type logCand struct {
-	level logLevel
+	level classify.Level
 	count int64 // lines of its template, or of its shape of match
 	occ   logOcc
 	// lead: the lines before it that share its timestamp may show with it.
@@ -887,11 +888,11 @@ type logCand struct {
 //     logRareCount lines), in order: the one-off events that tell the
 //     story of a log.
 func (v *logView) candidates() []logCand {
-	levelOf := func(id int) logLevel {
+	levelOf := func(id int) classify.Level {
 		if id >= 0 && id < len(v.s.clusters) {
 			return v.s.clusters[id].level
 		}
-		return sevNone
+		return classify.SevNone
 	}
 	var firsts, problems, lasts, rare []logCand
 	for _, p := range v.intent {
@@ -901,16 +902,16 @@ func (v *logView) candidates() []logCand {
 	for id, c := range v.s.clusters {
 		n := v.count(id)
 		switch {
-		case c.level >= sevWarn:
+		case c.level >= classify.SevWarn:
 			problems = append(problems, logCand{level: c.level, count: n, occ: c.first, lead: true})
 			if n > 1 && c.last.line != c.first.line {
 				plasts = append(plasts, logCand{level: c.level, count: n, occ: c.last})
 			}
-		case c.level != sevDetail && n <= logRareCount:
+		case c.level != classify.SevDetail && n <= logRareCount:
 			rare = append(rare, logCand{level: c.level, count: n, occ: c.first})
 		}
 	}
-	for sev := sevWarn; sev < numSev; sev++ {
+	for sev := classify.SevWarn; sev < classify.NumSev; sev++ {
 		for _, o := range v.s.others[sev].occ {
 			problems = append(problems, logCand{level: sev, count: 1, occ: o, lead: true})
 		}
@@ -1008,7 +1009,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 			break
 		}
 		cl := logFormat{numbered: v.s.f.numbered}.classify(t)
-		if !(v.s.f.timestamped && !cl.record) && cl.hit.level != sevDetail {
+		if !(v.s.f.timestamped && !cl.Record) && cl.Hit.Level != classify.SevDetail {
 			break
 		}
 		pos = n.End
@@ -1019,13 +1020,13 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		case traceback && len(t) > 0 && t[0] != ' ' && t[0] != '\t':
 			traceback, exception = false, k
 		}
-		if i := cmdIndent(t); i < len(t) {
-			m := cmdClassify(t[i:min(len(t), i+cmdClassifyBytes)], i)
-			if m.fam == famFrame || m.fam == famPanic {
+		if i := classify.Indent(t); i < len(t) {
+			m := classify.Classify(t[i:min(len(t), i+classify.ClassifyBytes)], i)
+			if m.Fam == classify.FamFrame || m.Fam == classify.FamPanic {
 				frames = true
 			}
-			if m.fam == famFrame && m.score == scoreDetail && user < 0 {
-				user = k + int(m.after)
+			if m.Fam == classify.FamFrame && m.Score == classify.ScoreDetail && user < 0 {
+				user = k + int(m.After)
 			}
 		}
 	}
@@ -1042,7 +1043,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	if keep > 0 {
 		r.end = ends[keep-1]
 	}
-	if ll.tsEnd == 0 {
+	if ll.TsEnd == 0 {
 		return r, nil
 	}
 	// The lines around it that share its timestamp: those after it that
@@ -1050,21 +1051,21 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 	// the timestamp is shared by more than logBurstLines lines, a busy
 	// second rather than one event. Lines of templates more frequent than
 	// its own are the log's background, not part of its event.
-	ts := text[ll.tsStart:ll.tsEnd]
-	id := v.s.miner.Match(v.s.groups.find(ll.hit), text[ll.skip:])
+	ts := text[ll.TsStart:ll.TsEnd]
+	id := v.s.miner.Match(v.s.groups.find(ll.Hit), text[ll.Skip:])
 	count := v.count(id)
-	related := func(t []byte, cl logLine) (int, bool) {
-		k := v.s.miner.Match(v.s.groups.find(cl.hit), t[cl.skip:])
+	related := func(t []byte, cl classify.LogLine) (int, bool) {
+		k := v.s.miner.Match(v.s.groups.find(cl.Hit), t[cl.Skip:])
 		return k, k != drain.Other && v.count(k) <= count
 	}
-	same := func(t []byte) (logLine, bool) {
+	same := func(t []byte) (classify.LogLine, bool) {
 		cl := v.s.f.classify(t)
-		return cl, cl.tsEnd > 0 && bytes.Equal(t[cl.tsStart:cl.tsEnd], ts)
+		return cl, cl.TsEnd > 0 && bytes.Equal(t[cl.TsStart:cl.TsEnd], ts)
 	}
 	burst := 1
 	follow := r.end
 	if keep == len(ends) {
-		following := ll.hit.level >= sevWarn
+		following := ll.Hit.Level >= classify.SevWarn
 		for pos, k := r.end, 0; k < logBurstLines && pos < v.size; k++ {
 			n, err := v.e.Doc.ReadLine(pos, logLineCap)
 			if err != nil {
@@ -1077,7 +1078,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 			}
 			burst++
 			tid, rel := related(t, cl)
-			following = following && k < logFollowLines && cl.hit.level >= sevWarn && rel && tid != id
+			following = following && k < logFollowLines && cl.Hit.Level >= classify.SevWarn && rel && tid != id
 			if following {
 				follow = n.End
 			}
@@ -1102,7 +1103,7 @@ func (v *logView) readRecord(off int64, lead bool) (logRecord, error) {
 		}
 		burst++
 		_, rel := related(t, cl)
-		leading = leading && k < logLeadLines && cl.hit.level < sevWarn && rel
+		leading = leading && k < logLeadLines && cl.Hit.Level < classify.SevWarn && rel
 		if leading {
 			r.lead = start
 		}
@@ -1285,7 +1286,7 @@ func (v *logView) render(ctx context.Context) (Output, error) {
 func (v *logView) renderWith(ctx context.Context, base view.Layout, room, marker int, cands []logCand, skip map[int]bool) (Output, []view.Excerpt, error) {
 	e := v.e
 	tmplRoom, listRoom := room*22/100, 0
-	if v.s.bySev[sevWarn]+v.s.bySev[sevError] > 0 || len(v.intent) > 0 {
+	if v.s.bySev[classify.SevWarn]+v.s.bySev[classify.SevError] > 0 || len(v.intent) > 0 {
 		tmplRoom, listRoom = room*15/100, room*13/100
 	}
 	templates := v.templateLines(tmplRoom, skip)
@@ -1347,7 +1348,7 @@ func (v *logView) shownTemplates(xs []view.Excerpt) map[int]bool {
 // picked.
 func (v *logView) attempt(base view.Layout, templates, problems []string, cands []logCand, most, room, marker int) (out Output, xs []view.Excerpt, over bool, picked int, err error) {
 	e := v.e
-	all := v.s.bySev[sevError] + v.s.bySev[sevWarn]
+	all := v.s.bySev[classify.SevError] + v.s.bySev[classify.SevWarn]
 	withSummary := len(problems) > 0 || all > 0
 	prelude := func(shown int64) []string {
 		p := append([]string(nil), templates...)
@@ -1493,7 +1494,7 @@ func (v *logView) shownProblems(xs []view.Excerpt) int64 {
 			if i == 0 && x.CutStart {
 				continue
 			}
-			if v.lineLevel(x.Offs[i]) >= sevWarn {
+			if v.lineLevel(x.Offs[i]) >= classify.SevWarn {
 				n++
 			}
 		}
@@ -1502,15 +1503,15 @@ func (v *logView) shownProblems(xs []view.Excerpt) int64 {
 }
 
 // lineLevel classifies the line that starts at off.
-func (v *logView) lineLevel(off int64) logLevel {
+func (v *logView) lineLevel(off int64) classify.Level {
 	if l, ok := v.levels[off]; ok {
 		return l
 	}
 	l, err := v.e.Doc.ReadLine(off, logLineCap)
 	if err != nil {
-		return sevNone
+		return classify.SevNone
 	}
-	lv := v.s.f.classify(bytes.TrimSuffix(l.Text, []byte{'\r'})).hit.level
+	lv := v.s.f.classify(bytes.TrimSuffix(l.Text, []byte{'\r'})).Hit.Level
 	v.levels[off] = lv
 	return lv
 }

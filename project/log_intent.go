@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/recall"
 )
@@ -206,7 +207,7 @@ func (v *logView) intentSummary(picks []logIntentPick) string {
 		b.WriteString(", shown below as room allows")
 	}
 	// The search: the rarest word, which the best matches hold.
-	req := recall.Request{Ref: v.e.In.Ref, Rev: v.e.In.Rev, Grep: &recall.GrepSpec{Pattern: "(?i)" + logQuoteRE(words[0])}}
+	req := recall.Request{Ref: v.e.In.Ref, Rev: v.e.In.Rev, Grep: &recall.GrepSpec{Pattern: "(?i)" + classify.LogQuoteRE(words[0])}}
 	b.WriteString("; find the lines with ")
 	b.WriteString(quoted[0])
 	b.WriteString(": ")

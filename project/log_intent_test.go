@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/recall"
 )
@@ -383,7 +384,7 @@ func testLogView(t testing.TB, b []byte, args string) *logView {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &logView{e: e, s: s, size: e.Doc.Size(), total: e.Total, levels: map[int64]logLevel{}}
+	v := &logView{e: e, s: s, size: e.Doc.Size(), total: e.Total, levels: map[int64]classify.Level{}}
 	v.intent = s.intent.best(s.lines)
 	return v
 }

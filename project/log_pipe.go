@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/crumb-dev/crumb/internal/drain"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 )
 
 // logPipe does a log scan's costly work on each line — classifying it and
@@ -38,7 +39,7 @@ type logBatchLine struct {
 	start, end int // the line in text, without a '\r' at its end
 	off, num   int64
 	endRecord  bool // the scan's record ends before this line
-	ll         logLine
+	ll         classify.LogLine
 }
 
 // Bounds of a pipe: the lines and bytes of a batch, and the batches in
@@ -171,7 +172,7 @@ func (b *logBatch) split(f logFormat) {
 		l := &b.lines[i]
 		line := b.text[l.start:l.end]
 		l.ll = f.classify(line)
-		b.toks.AddStamped(l.ll.mined(line))
+		b.toks.AddStamped(l.ll.Mined(line))
 	}
 	close(b.ready)
 }

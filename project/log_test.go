@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb/internal/drain"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/tokens"
 )
@@ -196,12 +197,12 @@ func checkLogView(t *testing.T, input []byte, out Output, budget int) {
 		next = n + 1
 		// A shown error or warning line keeps its timestamp.
 		orig := lines[n-1]
-		ll := classifyLogLine(orig, false)
+		ll := classify.ClassifyLogLine(orig, false)
 		// (A line with a carriage return inside shows what follows it, as a
 		// terminal would.)
-		if ll.hit.level >= sevWarn && ll.tsEnd > 0 && !strings.HasPrefix(m[2], "… ") && !strings.HasSuffix(m[2], " …") &&
+		if ll.Hit.Level >= classify.SevWarn && ll.TsEnd > 0 && !strings.HasPrefix(m[2], "… ") && !strings.HasSuffix(m[2], " …") &&
 			!bytes.Contains(bytes.TrimSuffix(orig, []byte{'\r'}), []byte{'\r'}) {
-			ts := string(orig[ll.tsStart:ll.tsEnd])
+			ts := string(orig[ll.TsStart:ll.TsEnd])
 			if !strings.Contains(m[2], ts) {
 				t.Errorf("line %d is shown without its timestamp %q: %q", n, ts, m[2])
 			}
@@ -246,10 +247,10 @@ func checkProblemsNamed(t *testing.T, input []byte, view string) {
 	for n := int64(1); sc.Scan(); n++ {
 		line := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
 		line = line[:min(len(line), logLineCap)]
-		hit := classifyLogLine(line, f.keywords).hit
-		lv := hit.level
+		hit := classify.ClassifyLogLine(line, f.keywords).Hit
+		lv := hit.Level
 		id := m.AddIn(groups.of(hit), line, n)
-		if lv != sevError || id == drain.Other {
+		if lv != classify.SevError || id == drain.Other {
 			continue
 		}
 		if _, ok := firsts[id]; !ok {

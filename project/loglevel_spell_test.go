@@ -2,14 +2,15 @@ package project
 
 import (
 	"bytes"
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"testing"
 )
 
 // refKeyValueLevel is keyValueLevel the plain way: a search for each key,
 // and the spell made anew.
-func refKeyValueLevel(line []byte) levelHit {
+func refKeyValueLevel(line []byte) classify.LevelHit {
 	head := line[:min(len(line), 512)]
-	for _, key := range kvLevelKeys {
+	for _, key := range classify.KVLevelKeys {
 		i := bytes.Index(head, key)
 		if i < 0 || (i > 0 && head[i-1] != ' ' && head[i-1] != '\t') {
 			continue
@@ -20,19 +21,19 @@ func refKeyValueLevel(line []byte) levelHit {
 			v = v[1:]
 		}
 		k := 0
-		for k < len(v) && logAlnum(v[k]) {
+		for k < len(v) && classify.LogAlnum(v[k]) {
 			k++
 		}
-		l := levelWord(v[:k])
-		if l == sevNone {
-			return levelHit{}
+		l := classify.LevelWord(v[:k])
+		if l == classify.SevNone {
+			return classify.LevelHit{}
 		}
 		if q {
-			return levelHit{level: l, spell: string(key) + `"` + string(v[:k]) + `"`}
+			return classify.LevelHit{Level: l, Spell: string(key) + `"` + string(v[:k]) + `"`}
 		}
-		return levelHit{level: l, spell: string(key) + string(v[:k]) + `\b`}
+		return classify.LevelHit{Level: l, Spell: string(key) + string(v[:k]) + `\b`}
 	}
-	return levelHit{}
+	return classify.LevelHit{}
 }
 
 // refLevelTokenSpell is the spell levelToken makes anew for a level it
@@ -40,81 +41,81 @@ func refKeyValueLevel(line []byte) levelHit {
 func refLevelTokenSpell(tok []byte) string {
 	if tok[0] == '[' || tok[0] == '<' || tok[0] == '(' {
 		k := 1
-		for k < len(tok) && logAlnum(tok[k]) {
+		for k < len(tok) && classify.LogAlnum(tok[k]) {
 			k++
 		}
-		return logQuoteRE(string(tok[:k+1]))
+		return classify.LogQuoteRE(string(tok[:k+1]))
 	}
 	k := 0
-	for k < len(tok) && logAlnum(tok[k]) {
+	for k < len(tok) && classify.LogAlnum(tok[k]) {
 		k++
 	}
 	return `\b` + string(tok[:k]) + `\b`
 }
 
 // refJSONLevel is jsonLevel making each spell anew.
-func refJSONLevel(line []byte) levelHit {
+func refJSONLevel(line []byte) classify.LevelHit {
 	head := line
 	if len(head) > 2048 {
 		head = head[:2048]
 	}
-	for _, key := range jsonLevelKeys {
+	for _, key := range classify.JSONLevelKeys {
 		i := bytes.Index(head, key)
 		if i < 0 {
 			continue
 		}
 		v := bytes.TrimLeft(head[i+len(key):], " ")
 		if len(v) == 0 {
-			return levelHit{}
+			return classify.LevelHit{}
 		}
 		if v[0] == '"' {
 			e := bytes.IndexByte(v[1:], '"')
 			if e < 0 {
-				return levelHit{}
+				return classify.LevelHit{}
 			}
 			w := v[1 : 1+e]
-			l := levelWord(w)
-			return levelHit{level: l, spell: logQuoteRE(string(head[i:i+len(key)])) + ` ?"` + logQuoteRE(string(w)) + `"`}
+			l := classify.LevelWord(w)
+			return classify.LevelHit{Level: l, Spell: classify.LogQuoteRE(string(head[i:i+len(key)])) + ` ?"` + classify.LogQuoteRE(string(w)) + `"`}
 		}
 		n := 0
 		k := 0
-		for k < len(v) && logDigit(v[k]) && k < 3 {
+		for k < len(v) && classify.LogDigit(v[k]) && k < 3 {
 			n = n*10 + int(v[k]-'0')
 			k++
 		}
 		if k == 0 {
-			return levelHit{}
+			return classify.LevelHit{}
 		}
-		var l logLevel
+		var l classify.Level
 		switch {
 		case n >= 50:
-			l = sevError
+			l = classify.SevError
 		case n >= 40:
-			l = sevWarn
+			l = classify.SevWarn
 		default:
-			l = sevInfo
+			l = classify.SevInfo
 		}
-		return levelHit{level: l, spell: logQuoteRE(string(head[i:i+len(key)])) + " ?" + string(v[:k]) + `\b`}
+		return classify.LevelHit{Level: l, Spell: classify.LogQuoteRE(string(head[i:i+len(key)])) + " ?" + string(v[:k]) + `\b`}
 	}
-	return levelHit{}
+	return classify.LevelHit{}
 }
 
 func checkLevelSpells(t *testing.T, line []byte) {
 	t.Helper()
-	if got, want := jsonLevel(line), refJSONLevel(line); got != want {
+	if got, want := classify.JSONLevel(line), refJSONLevel(line); got != want {
 		t.Fatalf("jsonLevel(%q) = %+v, want %+v", line, got, want)
 	}
-	if got, want := keyValueLevel(line), refKeyValueLevel(line); got != want {
+	if got, want := classify.KeyValueLevel(line), refKeyValueLevel(line); got != want {
 		t.Fatalf("keyValueLevel(%q) = %+v, want %+v", line, got, want)
 	}
 	for _, tok := range bytes.Fields(line[:min(len(line), 160)]) {
 		for _, first := range []bool{false, true} {
-			h := levelToken(tok, first, first)
-			if h.level == sevNone || len(tok) == 2 && tok[1] == ':' {
+			h := classify.LevelToken(tok, first, first)
+			if h.Level == classify.SevNone || len(tok) == 2 && tok[1] == ':' {
 				continue
 			}
-			if want := refLevelTokenSpell(tok); h.spell != want {
-				t.Fatalf("levelToken(%q).spell = %q, want %q", tok, h.spell, want)
+			if want := refLevelTokenSpell(tok); h.Spell != want {
+				t.Fatalf("levelToken(%q).spell = %q, want %q", tok, h.Spell, want)
 			}
 		}
 	}
@@ -138,11 +139,11 @@ func TestLevelSpells(t *testing.T) {
 		`{"time":"2026-11-29T13:35:44.591966839Z","level":"ERROR","msg":"walk failed"}`,
 	} {
 		l := []byte(line)
-		ll := classifyLogLine(l, false)
-		if ll.hit.level == sevNone || ll.hit.spell == "" {
+		ll := classify.ClassifyLogLine(l, false)
+		if ll.Hit.Level == classify.SevNone || ll.Hit.Spell == "" {
 			t.Fatalf("%q: no level found", line)
 		}
-		if n := testing.AllocsPerRun(100, func() { classifyLogLine(l, false) }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { classify.ClassifyLogLine(l, false) }); n != 0 {
 			t.Errorf("classifyLogLine(%q) allocates %v times", line, n)
 		}
 	}

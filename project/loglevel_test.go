@@ -3,6 +3,7 @@ package project
 import (
 	"testing"
 
+	"github.com/crumb-dev/crumb/project/internal/classify"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -10,58 +11,58 @@ func TestLogLevels(t *testing.T) {
 	tests := []struct {
 		line     string
 		keywords bool
-		want     logLevel
+		want     classify.Level
 		record   bool
 	}{
-		{"2024-05-01T12:00:00Z INFO request served", false, sevInfo, true},
-		{"2024-05-01T12:00:00Z ERROR db timeout", false, sevError, true},
-		{"2024-05-01 12:00:00,123 - app.db - WARNING - slow query", false, sevWarn, true},
-		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench ERROR:  division by zero", false, sevError, true},
-		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench FATAL:  database \"x\" does not exist", false, sevError, true},
-		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench DETAIL:  Key (id)=(1) already exists.", false, sevDetail, true},
-		{"2024-05-01 12:00:00.123 UTC [42] LOG:  checkpoint starting", false, sevInfo, true},
-		{"2024/05/01 12:00:00 [error] 12#12: *1 open() failed", false, sevError, true},
-		{"2024/05/01 12:00:00 [warn] 12#12: conflicting server name", false, sevWarn, true},
-		{"1234:M 01 May 2024 12:00:00.123 # WARNING overcommit_memory is set to 0", false, sevWarn, true},
-		{"1234:S 01 May 2024 12:00:00.123 # Error condition on socket for SYNC: Connection refused", false, sevError, true},
-		{"1234:M 01 May 2024 12:00:00.123 * Ready to accept connections", false, sevInfo, true},
-		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET /x HTTP/1.1" 404 153 "-" "curl/8"`, false, sevWarn, true},
-		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET /api HTTP/1.1" 502 157 "-" "curl/8"`, false, sevError, true},
-		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET / HTTP/1.1" 200 612 "-" "curl/8"`, false, sevInfo, true},
-		{`127.0.0.1 - - [29/Nov/2025 12:00:00] code 404, message File not found`, false, sevWarn, true},
-		{`{"time":"2024-05-01T12:00:00Z","level":"ERROR","msg":"boom"}`, false, sevError, true},
-		{`{"level":"warn","ts":1714564800.1,"msg":"slow"}`, false, sevWarn, true},
-		{`{"level":50,"time":1714564800000,"msg":"pino error"}`, false, sevError, true},
-		{`{"msg":"no level here"}`, false, sevNone, false},
-		{"time=2024-05-01T12:00:00Z level=ERROR msg=boom", false, sevError, true},
-		{`time=2024-05-01T12:00:00Z level="warn" msg=slow`, false, sevWarn, true},
-		{"E0501 12:00:00.123456   42 main.go:10] failed", false, sevError, true},
-		{"W0501 12:00:00.123456   42 main.go:10] slow", false, sevWarn, true},
-		{"E: Unable to locate package foo", false, sevError, false},
-		{"ERROR:root:something broke", false, sevError, false},
-		{"2024/05/01 12:00:00 error: cannot open config", false, sevError, true},
-		{"line 1 of a long log, with some words", false, sevNone, false},
-		{"2024-05-01 12:00:00 status installed libgpg-error-dev:amd64 1.46-1", true, sevNone, true},
-		{"2024-05-01 12:00:00 sshd[42]: Failed password for root", true, sevError, true},
-		{"May  1 12:00:00 host kernel: warning: clock skew", true, sevWarn, true},
-		{"May  1 12:00:00 host cron[7]: job done, 0 errors", true, sevNone, true},
-		{"Log started: 2024-05-01 12:00:00", false, sevNone, true},
+		{"2024-05-01T12:00:00Z INFO request served", false, classify.SevInfo, true},
+		{"2024-05-01T12:00:00Z ERROR db timeout", false, classify.SevError, true},
+		{"2024-05-01 12:00:00,123 - app.db - WARNING - slow query", false, classify.SevWarn, true},
+		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench ERROR:  division by zero", false, classify.SevError, true},
+		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench FATAL:  database \"x\" does not exist", false, classify.SevError, true},
+		{"2024-05-01 12:00:00.123 UTC [42] postgres@bench DETAIL:  Key (id)=(1) already exists.", false, classify.SevDetail, true},
+		{"2024-05-01 12:00:00.123 UTC [42] LOG:  checkpoint starting", false, classify.SevInfo, true},
+		{"2024/05/01 12:00:00 [error] 12#12: *1 open() failed", false, classify.SevError, true},
+		{"2024/05/01 12:00:00 [warn] 12#12: conflicting server name", false, classify.SevWarn, true},
+		{"1234:M 01 May 2024 12:00:00.123 # WARNING overcommit_memory is set to 0", false, classify.SevWarn, true},
+		{"1234:S 01 May 2024 12:00:00.123 # Error condition on socket for SYNC: Connection refused", false, classify.SevError, true},
+		{"1234:M 01 May 2024 12:00:00.123 * Ready to accept connections", false, classify.SevInfo, true},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET /x HTTP/1.1" 404 153 "-" "curl/8"`, false, classify.SevWarn, true},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET /api HTTP/1.1" 502 157 "-" "curl/8"`, false, classify.SevError, true},
+		{`127.0.0.1 - - [01/May/2024:12:00:00 +0000] "GET / HTTP/1.1" 200 612 "-" "curl/8"`, false, classify.SevInfo, true},
+		{`127.0.0.1 - - [29/Nov/2025 12:00:00] code 404, message File not found`, false, classify.SevWarn, true},
+		{`{"time":"2024-05-01T12:00:00Z","level":"ERROR","msg":"boom"}`, false, classify.SevError, true},
+		{`{"level":"warn","ts":1714564800.1,"msg":"slow"}`, false, classify.SevWarn, true},
+		{`{"level":50,"time":1714564800000,"msg":"pino error"}`, false, classify.SevError, true},
+		{`{"msg":"no level here"}`, false, classify.SevNone, false},
+		{"time=2024-05-01T12:00:00Z level=ERROR msg=boom", false, classify.SevError, true},
+		{`time=2024-05-01T12:00:00Z level="warn" msg=slow`, false, classify.SevWarn, true},
+		{"E0501 12:00:00.123456   42 main.go:10] failed", false, classify.SevError, true},
+		{"W0501 12:00:00.123456   42 main.go:10] slow", false, classify.SevWarn, true},
+		{"E: Unable to locate package foo", false, classify.SevError, false},
+		{"ERROR:root:something broke", false, classify.SevError, false},
+		{"2024/05/01 12:00:00 error: cannot open config", false, classify.SevError, true},
+		{"line 1 of a long log, with some words", false, classify.SevNone, false},
+		{"2024-05-01 12:00:00 status installed libgpg-error-dev:amd64 1.46-1", true, classify.SevNone, true},
+		{"2024-05-01 12:00:00 sshd[42]: Failed password for root", true, classify.SevError, true},
+		{"May  1 12:00:00 host kernel: warning: clock skew", true, classify.SevWarn, true},
+		{"May  1 12:00:00 host cron[7]: job done, 0 errors", true, classify.SevNone, true},
+		{"Log started: 2024-05-01 12:00:00", false, classify.SevNone, true},
 	}
 	for _, tt := range tests {
-		ll := classifyLogLine([]byte(tt.line), tt.keywords)
-		if ll.hit.level != tt.want || ll.record != tt.record {
-			t.Errorf("%q: level %v, record %v; want %v, %v", tt.line, ll.hit.level, ll.record, tt.want, tt.record)
+		ll := classify.ClassifyLogLine([]byte(tt.line), tt.keywords)
+		if ll.Hit.Level != tt.want || ll.Record != tt.record {
+			t.Errorf("%q: level %v, record %v; want %v, %v", tt.line, ll.Hit.Level, ll.Record, tt.want, tt.record)
 			continue
 		}
-		if tt.want >= sevWarn {
+		if tt.want >= classify.SevWarn {
 			// The search the view offers finds the line.
-			re, err := recall.Compile(recall.GrepSpec{Pattern: ll.hit.spell})
+			re, err := recall.Compile(recall.GrepSpec{Pattern: ll.Hit.Spell})
 			if err != nil {
-				t.Errorf("%q: pattern %q: %v", tt.line, ll.hit.spell, err)
+				t.Errorf("%q: pattern %q: %v", tt.line, ll.Hit.Spell, err)
 				continue
 			}
 			if !re.MatchString(tt.line) {
-				t.Errorf("%q: pattern %q does not find it", tt.line, ll.hit.spell)
+				t.Errorf("%q: pattern %q does not find it", tt.line, ll.Hit.Spell)
 			}
 		}
 	}
@@ -86,7 +87,7 @@ func TestLogPatternFindsAll(t *testing.T) {
 		}
 		p := s.pattern()
 		if p == "" {
-			if s.bySev[sevError]+s.bySev[sevWarn] > 0 {
+			if s.bySev[classify.SevError]+s.bySev[classify.SevWarn] > 0 {
 				t.Errorf("%s: problems but no pattern", f.name)
 			}
 			continue
@@ -97,15 +98,15 @@ func TestLogPatternFindsAll(t *testing.T) {
 		}
 		var found, want int64
 		for _, line := range splitLines(f.output) {
-			if classifyLogLine(line[:min(len(line), logLineCap)], lf.keywords).hit.level >= sevWarn {
+			if classify.ClassifyLogLine(line[:min(len(line), logLineCap)], lf.keywords).Hit.Level >= classify.SevWarn {
 				want++
 				if re.Match(line) {
 					found++
 				}
 			}
 		}
-		if found != want || want != s.bySev[sevError]+s.bySev[sevWarn] {
-			t.Errorf("%s: pattern %q finds %d of %d problem lines (scan counted %d)", f.name, p, found, want, s.bySev[sevError]+s.bySev[sevWarn])
+		if found != want || want != s.bySev[classify.SevError]+s.bySev[classify.SevWarn] {
+			t.Errorf("%s: pattern %q finds %d of %d problem lines (scan counted %d)", f.name, p, found, want, s.bySev[classify.SevError]+s.bySev[classify.SevWarn])
 		}
 	}
 }
@@ -144,17 +145,17 @@ func TestLogStatusCode(t *testing.T) {
 		{`127.0.0.1 - - [29/Nov/2025 12:00:00] "BREW /pot HTCPCP/1.0" 400 -`, 400},
 		{"2024-05-01T12:00:00Z ERROR request failed with 502", 0},
 	} {
-		if got := classifyLogLine([]byte(tt.line), false).hit.code; got != tt.code {
+		if got := classify.ClassifyLogLine([]byte(tt.line), false).Hit.Code; got != tt.code {
 			t.Errorf("%q: status %d, want %d", tt.line, got, tt.code)
 		}
 	}
 	g := newLogGroups()
-	a := g.of(levelHit{level: sevWarn, code: 404})
-	b := g.of(levelHit{level: sevWarn, code: 413})
-	if a == b || a == uint8(sevWarn) || g.of(levelHit{level: sevWarn, code: 404}) != a || g.levelOf(b) != sevWarn || g.codeOf(b) != 413 {
+	a := g.of(classify.LevelHit{Level: classify.SevWarn, Code: 404})
+	b := g.of(classify.LevelHit{Level: classify.SevWarn, Code: 413})
+	if a == b || a == uint8(classify.SevWarn) || g.of(classify.LevelHit{Level: classify.SevWarn, Code: 404}) != a || g.levelOf(b) != classify.SevWarn || g.codeOf(b) != 413 {
 		t.Errorf("groups: 404 → %d, 413 → %d (level %v, status %d)", a, b, g.levelOf(b), g.codeOf(b))
 	}
-	if g.of(levelHit{level: sevError}) != uint8(sevError) || g.find(levelHit{level: sevInfo, code: 200}) != uint8(sevInfo) {
+	if g.of(classify.LevelHit{Level: classify.SevError}) != uint8(classify.SevError) || g.find(classify.LevelHit{Level: classify.SevInfo, Code: 200}) != uint8(classify.SevInfo) {
 		t.Error("a line without a status, or of a status not seen, should keep to its level's group")
 	}
 }

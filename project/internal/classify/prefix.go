@@ -1,4 +1,4 @@
-package project
+package classify
 
 import (
 	"bytes"
@@ -12,42 +12,42 @@ import (
 // "13:43:02 ", "[2026-11-29 12:00:01] "), a file and line (grep -Hn:
 // "logs/app.log:7:"). The classifier reads a line from its first byte, so
 // behind such a prefix "panic:", "FAIL" and "ERROR" would read as ordinary
-// text: cmdClassifyLine looks again behind the prefix.
+// text: ClassifyLine looks again behind the prefix.
 
 // cmdPrefixRounds bounds how many prefixes in a row are looked through
 // ("000007 2026-11-29T12:00:01Z ERROR ...": two).
 const cmdPrefixRounds = 4
 
-// cmdClassifyLine classifies a line (t without its indentation of indent
-// bytes) as cmdClassify does; when that finds nothing, it classifies what
+// ClassifyLine classifies a line (t without its indentation of indent
+// bytes) as Classify does; when that finds nothing, it classifies what
 // follows the line's prefixes, if it has any. It returns the match and the
 // text and indentation the match was made on: t and indent themselves, or
 // the text behind the prefixes and its own indentation.
-func cmdClassifyLine(t []byte, indent int) (cmdMatch, []byte, int) {
-	m := cmdClassify(t, indent)
-	if m.fam != famNone {
+func ClassifyLine(t []byte, indent int) (Match, []byte, int) {
+	m := Classify(t, indent)
+	if m.Fam != FamNone {
 		return m, t, indent
 	}
-	n := cmdLinePrefix(t)
+	n := LinePrefix(t)
 	if n == 0 {
 		return m, t, indent
 	}
 	rest := t[n:]
-	k := cmdIndent(rest)
+	k := Indent(rest)
 	if k == len(rest) {
 		return m, t, indent
 	}
-	if pm := cmdClassify(rest[k:], k); pm.fam != famNone {
+	if pm := Classify(rest[k:], k); pm.Fam != FamNone {
 		return pm, rest[k:], k
 	}
 	return m, t, indent
 }
 
-// cmdLinePrefix returns the length of the prefixes t starts with (see the
+// LinePrefix returns the length of the prefixes t starts with (see the
 // comment at the top of the file), 0 when it has none. A prefix ends at its
 // separator (a tab, a space, a colon, a closing bracket and the spaces
 // after it); only what a prefix leaves is looked at by the next.
-func cmdLinePrefix(t []byte) int {
+func LinePrefix(t []byte) int {
 	end := 0
 	for r := 0; r < cmdPrefixRounds && end < len(t); r++ {
 		n := cmdOnePrefix(t[end:])
@@ -69,7 +69,7 @@ func cmdOnePrefix(t []byte) int {
 		return 0
 	}
 	switch c := t[0]; {
-	case cmdIsDigit(c):
+	case IsDigit(c):
 		// A number or a timestamp: digits and the punctuation between
 		// them, then a tab, a space, or the colon of grep -n.
 		i := cmdNumericToken(t)
@@ -80,7 +80,7 @@ func cmdOnePrefix(t []byte) int {
 		case '\t', ' ', '|':
 			return i + 1
 		}
-		if t[i-1] == ':' || t[i-1] == '-' && !cmdIsDigit(t[i]) { // "7:text", grep's context "7-text"
+		if t[i-1] == ':' || t[i-1] == '-' && !IsDigit(t[i]) { // "7:text", grep's context "7-text"
 			return i
 		}
 		return 0
@@ -109,11 +109,11 @@ func cmdOnePrefix(t []byte) int {
 			i++
 		}
 		digits := false
-		for i < len(t) && cmdIsDigit(t[i]) {
+		for i < len(t) && IsDigit(t[i]) {
 			j := cmdNumericToken(t[i:])
 			i += j
 			digits = true
-			if i < len(t) && t[i] == ' ' && i+1 < len(t) && cmdIsDigit(t[i+1]) {
+			if i < len(t) && t[i] == ' ' && i+1 < len(t) && IsDigit(t[i+1]) {
 				i++
 			}
 		}
@@ -121,7 +121,7 @@ func cmdOnePrefix(t []byte) int {
 			return 0
 		}
 		return i + 1
-	case c == '/' || c == '.' || c == '_' || cmdIsLetter(c):
+	case c == '/' || c == '.' || c == '_' || IsLetter(c):
 		// "path:7:" (grep -Hn, grep -rn): a path without spaces, a colon,
 		// a line number and a colon.
 		head := t[:min(len(t), 256)]
@@ -130,7 +130,7 @@ func cmdOnePrefix(t []byte) int {
 			return 0
 		}
 		j := i + 1
-		for j < len(t) && cmdIsDigit(t[j]) {
+		for j < len(t) && IsDigit(t[j]) {
 			j++
 		}
 		if j > i+1 && j < len(t) && (t[j] == ':' || t[j] == '-') {
@@ -148,9 +148,9 @@ func cmdNumericToken(t []byte) int {
 	for i < len(t) {
 		c := t[i]
 		switch {
-		case cmdIsDigit(c):
+		case IsDigit(c):
 		case c == '-' || c == ':' || c == '.' || c == ',' || c == '/' || c == '+':
-		case (c == 'T' || c == 'Z') && i > 0 && cmdIsDigit(t[i-1]):
+		case (c == 'T' || c == 'Z') && i > 0 && IsDigit(t[i-1]):
 		default:
 			return i
 		}

@@ -1,16 +1,16 @@
-package project
+package classify
 
 import "sync"
 
-// levelSpellSet holds the spells (see levelHit) of the ways a log writes a
-// level word, each under what the line writes: levelToken and
-// keyValueLevel find theirs here instead of making a string for every
+// levelSpellSet holds the spells (see LevelHit) of the ways a log writes a
+// level word, each under what the line writes: LevelToken and
+// KeyValueLevel find theirs here instead of making a string for every
 // line, and make one only for what is not here.
 type levelSpellSet struct {
 	word    map[string]string                     // "Error" → `\bError\b`
 	bracket map[string]string                     // "[error]" → `\[error\]`
 	kv      map[string]string                     // "level=error" → `level=error\b`, `level="error` → `level="error"`
-	json    [len(jsonLevelKeys)]map[string]string // by key: "error" → `"level": ?"error"`
+	json    [len(JSONLevelKeys)]map[string]string // by key: "error" → `"level": ?"error"`
 }
 
 // levelSpells returns the spells, made at the first call.
@@ -24,13 +24,13 @@ var levelSpells = sync.OnceValue(func() *levelSpellSet {
 			s.word[f] = `\b` + f + `\b`
 			for _, open := range []string{"[", "<", "("} {
 				for _, close := range []string{"]", ">", ")"} {
-					s.bracket[open+f+close] = logQuoteRE(open + f + close)
+					s.bracket[open+f+close] = LogQuoteRE(open + f + close)
 				}
 			}
-			for n, key := range jsonLevelKeys {
-				s.json[n][f] = logQuoteRE(string(key)) + ` ?"` + logQuoteRE(f) + `"`
+			for n, key := range JSONLevelKeys {
+				s.json[n][f] = LogQuoteRE(string(key)) + ` ?"` + LogQuoteRE(f) + `"`
 			}
-			for _, key := range kvLevelKeys {
+			for _, key := range KVLevelKeys {
 				s.kv[string(key)+f] = string(key) + f + `\b`
 				s.kv[string(key)+`"`+f] = string(key) + `"` + f + `"`
 			}
@@ -40,7 +40,7 @@ var levelSpells = sync.OnceValue(func() *levelSpellSet {
 })
 
 // levelSpellings returns the spellings of a level word, given in upper
-// case, that levelWord takes: in upper case, in lower case and capitalized.
+// case, that LevelWord takes: in upper case, in lower case and capitalized.
 func levelSpellings(w string) []string {
 	lower := []byte(w)
 	for i, c := range lower {
