@@ -35,6 +35,7 @@ import (
 	// The kinds in packages of their own register themselves (see
 	// project.Register); every program that uses crumb projects them.
 	_ "github.com/crumb-dev/crumb/project/binary"
+	_ "github.com/crumb-dev/crumb/project/dir"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/store"
 )

@@ -135,20 +135,27 @@ func (s sniffed) report() bool { return s.text.Form.IsOutput() && !s.isLog }
 // has evidence rules of its own; ok is false when it has none, and the
 // text projector shows it as text.
 func projectSniffedText(ctx context.Context, in *Input, s sniffed) (out Output, ok bool, err error) {
+	var k Kind
 	switch {
 	case s.report():
-		out, err = Project(ctx, KindCommand, in)
+		k = KindCommand
 	case s.isLog:
 		out, err = projectLog(ctx, in, s.log)
+		return out, true, err
 	case s.text.Form == sniff.JSON || s.text.Form == sniff.JSONLines:
-		out, err = Project(ctx, KindJSON, in)
+		k = KindJSON
 	case s.lang != nil:
-		out, err = Project(ctx, KindFile, in)
+		k = KindFile
 	case s.text.Form == sniff.Listing:
-		out, err = Project(ctx, KindDir, in)
-	default:
+		k = KindDir
+	}
+	// A kind no package registered (a program that links only some) leaves
+	// the text to the text view, rather than to For's fallback, which is
+	// the text view again.
+	if k == "" || !Registered(k) {
 		return Output{}, false, nil
 	}
+	out, err = Project(ctx, k, in)
 	return out, true, err
 }
 

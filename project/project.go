@@ -7,6 +7,16 @@
 // through an [Input] with random access and never hold more than their budget
 // in memory, so projecting a 1 GB log costs about what projecting a 1 MB one
 // does. The same input and options give a byte-identical view.
+//
+// A kind's projector registers itself ([Register]) from the init function
+// of its package: the directory listing's in project/dir, the binary view's
+// in project/binary, and the rest, for now, in this package. A program gets
+// a kind by importing its package; package crumb imports them all. A
+// projector that finds its input is another kind's content hands it on
+// with [Project] (a text that is a listing goes to the dir view), and only
+// when that kind is registered ([Registered]). The views share the
+// excerpt machinery of project/internal/view and the line classifier of
+// project/internal/classify.
 package project
 
 import (
@@ -191,6 +201,12 @@ var projectors = map[Kind]Projector{}
 // Register makes p the projector for kind k. It is meant to be called from
 // init functions of this package and of programs that add kinds.
 func Register(k Kind, p Projector) { projectors[k] = p }
+
+// Registered reports whether a projector is registered for kind k.
+func Registered(k Kind) bool {
+	_, ok := projectors[k]
+	return ok
+}
 
 // For returns the projector for a kind; unknown kinds get the text projector.
 func For(k Kind) Projector {

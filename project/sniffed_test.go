@@ -159,7 +159,6 @@ func TestSniffedText(t *testing.T) {
 		{"command/tsc-error", "[crumb command", ""},
 		{"file/go-server", "[crumb file", "Go"},
 		{"file/rs-smallvec", "[crumb file", "Rust"},
-		{"dir/find-go-src", "[crumb dir", "paths"},
 		{"json/npm-view-express", "[crumb json", ""},
 		{"text/nginx-error", "[crumb text (log)", ""},
 	}

@@ -13,15 +13,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/crumb-dev/crumb/project"
-	"github.com/crumb-dev/crumb/tokens"
+	"github.com/crumb-dev/crumb/project/internal/kindtest"
 )
 
 // testInput returns an input over b as if stored, with the o200k counter.
 func testInput(t testing.TB, b []byte, budget int) *project.Input {
-	t.Helper()
-	src := project.BytesSource(b)
-	info := src.Info()
-	return &project.Input{Source: src, Ref: info.Ref, Digest: info.Digest, Budget: budget, Counter: tokens.O200k()}
+	return kindtest.Input(t, b, budget)
 }
 
 func TestBinaryDetails(t *testing.T) {

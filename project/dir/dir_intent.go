@@ -1,4 +1,4 @@
-package project
+package dir
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/internal/topk"
+	"github.com/crumb-dev/crumb/project"
 	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/project/rank"
 	"github.com/crumb-dev/crumb/recall"
@@ -103,7 +104,7 @@ var listingStems = func() map[string]bool {
 // and words the call's command or path also holds (outside its flags),
 // name what is listed rather than what is sought in it ("tree" for tree,
 // "net" for ls -R net/), and are left out.
-func newDirMatcher(in *Input) *dirMatcher {
+func newDirMatcher(in *project.Input) *dirMatcher {
 	intent := in.Call().Intent
 	if intent == "" {
 		return nil

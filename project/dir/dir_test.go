@@ -1,4 +1,4 @@
-package project
+package dir
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/project/internal/kindtest"
+	"github.com/crumb-dev/crumb/project/internal/kit"
 	"github.com/crumb-dev/crumb/recall"
 	"github.com/crumb-dev/crumb/tokens"
 )
@@ -76,7 +79,7 @@ func viewIndex(view string) map[int64]string {
 // paths, ends with the whole path.
 func checkIndexTrue(t *testing.T, src []byte, view string, format dirFormat) map[int64]string {
 	t.Helper()
-	lines := fileLines(src)
+	lines := kindtest.FileLines(src)
 	idx := viewIndex(view)
 	for n, p := range idx {
 		if n < 1 || n > int64(len(lines)) {
@@ -103,7 +106,7 @@ var dirGoldenCases = []struct {
 	fixture string
 	format  dirFormat
 	budget  int
-	check   func(t *testing.T, src []byte, out Output, view string)
+	check   func(t *testing.T, src []byte, out project.Output, view string)
 }{
 	{fixture: "find-go-src", format: formatPaths, check: checkFindGoSrc},
 	{fixture: "find-npm-project", format: formatPaths, check: checkNpmProject},
@@ -119,15 +122,15 @@ var dirGoldenCases = []struct {
 func TestGoldenDir(t *testing.T) {
 	for _, c := range dirGoldenCases {
 		t.Run(c.fixture, func(t *testing.T) {
-			fx := loadFDFixture(t, "dir", c.fixture)
+			fx := kindtest.LoadFixture(t, "dir", c.fixture)
 			budget := c.budget
 			if budget == 0 {
 				budget = 2000
 			}
-			out, in := fdProject(t, KindDir, fx.output, fx.Tool, fx.Args, budget)
-			checkGolden(t, filepath.Join(fx.dir, "view.golden"), out.Text)
-			checkViewBasics(t, in, out, true)
-			e, err := newExcerptor(in, false)
+			out, in := kindtest.Project(t, project.KindDir, fx.Output, fx.Tool, fx.Args, budget)
+			kindtest.Golden(t, filepath.Join(fx.Dir, "view.golden"), out.Text)
+			kindtest.CheckView(t, in, out, true)
+			e, err := kit.NewExcerptor(in, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,12 +138,12 @@ func TestGoldenDir(t *testing.T) {
 				t.Errorf("format %v (%v), want %v", f, err, c.format)
 			}
 			if !out.Complete {
-				checkIndexTrue(t, fx.output, out.Text, c.format)
+				checkIndexTrue(t, fx.Output, out.Text, c.format)
 			}
 			if c.check != nil {
-				c.check(t, fx.output, out, out.Text)
+				c.check(t, fx.Output, out, out.Text)
 			}
-			again, _ := fdProject(t, KindDir, fx.output, fx.Tool, fx.Args, budget)
+			again, _ := kindtest.Project(t, project.KindDir, fx.Output, fx.Tool, fx.Args, budget)
 			if again.Text != out.Text {
 				t.Error("two projections of the same listing differ")
 			}
@@ -148,9 +151,9 @@ func TestGoldenDir(t *testing.T) {
 	}
 }
 
-func checkFindGoSrc(t *testing.T, src []byte, out Output, view string) {
+func checkFindGoSrc(t *testing.T, src []byte, out project.Output, view string) {
 	t.Helper()
-	lines := fileLines(src)
+	lines := kindtest.FileLines(src)
 	c := headerCounts(t, view)
 	// Every line but the starting point is an entry.
 	if c.entries != int64(len(lines))-1 {
@@ -234,8 +237,8 @@ func shownRaw(view, line string) bool {
 // npmTruth counts the entries of the npm project from its find listing.
 func npmTruth(t *testing.T) (entries int64, under map[string]int64) {
 	t.Helper()
-	fx := loadFDFixture(t, "dir", "find-npm-project")
-	lines := fileLines(fx.output)
+	fx := kindtest.LoadFixture(t, "dir", "find-npm-project")
+	lines := kindtest.FileLines(fx.Output)
 	under = map[string]int64{}
 	for _, l := range lines[1:] {
 		entries++
@@ -248,7 +251,7 @@ func npmTruth(t *testing.T) (entries int64, under map[string]int64) {
 	return entries, under
 }
 
-func checkNpmProject(t *testing.T, src []byte, out Output, view string) {
+func checkNpmProject(t *testing.T, src []byte, out project.Output, view string) {
 	t.Helper()
 	entries, under := npmTruth(t)
 	if c := headerCounts(t, view); c.entries != entries {
@@ -271,8 +274,8 @@ func checkNpmProject(t *testing.T, src []byte, out Output, view string) {
 	if !inner {
 		return
 	}
-	fx := loadFDFixture(t, "dir", "find-npm-project")
-	for _, l := range fileLines(fx.output)[1:] {
+	fx := kindtest.LoadFixture(t, "dir", "find-npm-project")
+	for _, l := range kindtest.FileLines(fx.Output)[1:] {
 		rel := strings.TrimPrefix(l, "./")
 		first, _, more := strings.Cut(rel, "/")
 		if more && (collapsedNames[first] || collapsedAtRoot[first]) {
@@ -284,11 +287,11 @@ func checkNpmProject(t *testing.T, src []byte, out Output, view string) {
 	}
 }
 
-func checkTreeProject(t *testing.T, src []byte, out Output, view string) {
+func checkTreeProject(t *testing.T, src []byte, out project.Output, view string) {
 	t.Helper()
 	checkNpmProject(t, src, out, view)
 	// tree's own report agrees with the counts.
-	lines := fileLines(src)
+	lines := kindtest.FileLines(src)
 	m := regexp.MustCompile(`^(\d+) directories, (\d+) files$`).FindStringSubmatch(lines[len(lines)-1])
 	if m == nil {
 		t.Fatalf("no report line: %q", lines[len(lines)-1])
@@ -305,11 +308,11 @@ func checkTreeProject(t *testing.T, src []byte, out Output, view string) {
 
 // checkRuntimeListing checks ls -la and the MCP server's list_directory of
 // the same directory agree.
-func checkRuntimeListing(t *testing.T, src []byte, out Output, view string) {
+func checkRuntimeListing(t *testing.T, src []byte, out project.Output, view string) {
 	t.Helper()
-	mcp := loadFDFixture(t, "dir", "mcp-list-runtime")
+	mcp := kindtest.LoadFixture(t, "dir", "mcp-list-runtime")
 	var files, dirs int64
-	for _, l := range fileLines(mcp.output) {
+	for _, l := range kindtest.FileLines(mcp.Output) {
 		switch {
 		case strings.HasPrefix(l, "[FILE] "):
 			files++
@@ -326,7 +329,7 @@ func checkRuntimeListing(t *testing.T, src []byte, out Output, view string) {
 	}
 }
 
-func checkSizes(t *testing.T, src []byte, out Output, view string) {
+func checkSizes(t *testing.T, src []byte, out project.Output, view string) {
 	t.Helper()
 	if !strings.Contains(view, "largest files: ") {
 		t.Error("no largest files")
@@ -338,7 +341,7 @@ func checkSizes(t *testing.T, src []byte, out Output, view string) {
 	}
 }
 
-func checkWhole(t *testing.T, src []byte, out Output, view string) {
+func checkWhole(t *testing.T, src []byte, out project.Output, view string) {
 	t.Helper()
 	if !out.Complete || !strings.HasSuffix(view, strings.TrimSuffix(string(src), "\n")) {
 		t.Errorf("a small listing is not shown whole")
@@ -406,7 +409,7 @@ func TestPathsRoot(t *testing.T) {
 		{"only/one/file.go\n", "only/one"},
 		{"src/\nsrc/a.go\n", "src"},
 	} {
-		in := testInput(t, []byte(c.listing), 2000)
+		in := kindtest.Input(t, []byte(c.listing), 2000)
 		got, err := pathsRoot(context.Background(), in)
 		if err != nil || got != c.root {
 			t.Errorf("pathsRoot(%q) = %q, %v; want %q", c.listing, got, err, c.root)
@@ -421,14 +424,14 @@ func TestDirBudgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ent := range entries {
-		fx := loadFDFixture(t, "dir", ent.Name())
+		fx := kindtest.LoadFixture(t, "dir", ent.Name())
 		for _, budget := range []int{recall.MinBudget, 180, 400, 1000, 4000} {
 			t.Run(fmt.Sprintf("%s/%d", ent.Name(), budget), func(t *testing.T) {
-				out, in := fdProject(t, KindDir, fx.output, fx.Tool, fx.Args, budget)
-				checkViewBasics(t, in, out, false)
-				e, _ := newExcerptor(in, false)
+				out, in := kindtest.Project(t, project.KindDir, fx.Output, fx.Tool, fx.Args, budget)
+				kindtest.CheckView(t, in, out, false)
+				e, _ := kit.NewExcerptor(in, false)
 				f, _ := detectDirFormat(e)
-				checkIndexTrue(t, fx.output, out.Text, f)
+				checkIndexTrue(t, fx.Output, out.Text, f)
 			})
 		}
 	}
@@ -437,10 +440,10 @@ func TestDirBudgets(t *testing.T) {
 // TestDirStoreFailed checks a listing that could not be stored: no reads
 // are offered.
 func TestDirStoreFailed(t *testing.T) {
-	fx := loadFDFixture(t, "dir", "find-go-src")
-	in := testInput(t, fx.output, 2000)
+	fx := kindtest.LoadFixture(t, "dir", "find-go-src")
+	in := kindtest.Input(t, fx.Output, 2000)
 	in.Ref, in.StoreError = "", "read-only file system"
-	out, err := Project(context.Background(), KindDir, in)
+	out, err := project.Project(context.Background(), project.KindDir, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,8 +462,8 @@ func TestDirLongPaths(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		fmt.Fprintf(&b, "root/%s/file%d.txt\n", strings.Repeat("deep/", 20+i%40), i)
 	}
-	out, in := fdProject(t, KindDir, b.Bytes(), "find", json.RawMessage(`{}`), 300)
-	checkViewBasics(t, in, out, false)
+	out, in := kindtest.Project(t, project.KindDir, b.Bytes(), "find", json.RawMessage(`{}`), 300)
+	kindtest.CheckView(t, in, out, false)
 	checkIndexTrue(t, b.Bytes(), out.Text, formatPaths)
 }
 
@@ -468,8 +471,8 @@ func TestDirLongPaths(t *testing.T) {
 // whose continuation is valid and reads something.
 func FuzzDirProject(f *testing.F) {
 	for _, name := range []string{"find-go-src", "tree-npm-project", "tree-ascii-npm-project", "ls-la-runtime", "mcp-sizes-ssa", "git-ls-files-main"} {
-		fx := loadFDFixture(f, "dir", name)
-		f.Add(fx.output[:min(len(fx.output), 8000)], uint16(300))
+		fx := kindtest.LoadFixture(f, "dir", name)
+		f.Add(fx.Output[:min(len(fx.Output), 8000)], uint16(300))
 	}
 	f.Add([]byte("/\n/a\n/a/b\n//\n/a/b/c/\n"), uint16(0))
 	f.Add([]byte(".\n├── a\n│   └── b\n└── c\n    └── d\n\n2 directories, 2 files\n"), uint16(5))
@@ -477,28 +480,28 @@ func FuzzDirProject(f *testing.F) {
 	f.Add([]byte("[DIR] node_modules\n[FILE] a.js       1.00 KB\nTotal: 1 files, 1 directories\n"), uint16(9))
 	f.Fuzz(func(t *testing.T, data []byte, budget uint16) {
 		b := recall.MinBudget + int(budget)%2500
-		in := testInput(t, data, b)
-		out, err := Project(context.Background(), KindDir, in)
+		in := kindtest.Input(t, data, b)
+		out, err := project.Project(context.Background(), project.KindDir, in)
 		if err != nil {
 			t.Fatalf("Project: %v", err)
 		}
-		fuzzCheckView(t, in, out, false)
+		kindtest.FuzzCheckView(t, in, out, false)
 	})
 }
 
 // BenchmarkDirProject projects a 100 MB listing: find's listing of the Go
 // source tree under many roots.
 func BenchmarkDirProject(b *testing.B) {
-	fx := loadFDFixture(b, "dir", "find-go-src")
+	fx := kindtest.LoadFixture(b, "dir", "find-go-src")
 	var buf bytes.Buffer
 	for i := 0; buf.Len() < 100<<20; i++ {
-		for _, l := range bytes.SplitAfter(fx.output, []byte("\n")) {
+		for _, l := range bytes.SplitAfter(fx.Output, []byte("\n")) {
 			if len(l) > 0 {
 				fmt.Fprintf(&buf, "/copy%03d%s", i, l)
 			}
 		}
 	}
-	benchProject(b, KindDir, buf.Bytes(), fx.Args)
+	kindtest.Bench(b, project.KindDir, buf.Bytes(), fx.Args)
 }
 
 // TestDirNeverCutsPaths checks that no line of a listing is shown in part,
@@ -512,8 +515,8 @@ func TestDirNeverCutsPaths(t *testing.T) {
 	}
 	b.WriteString(long + "\n")
 	for _, budget := range []int{recall.MinBudget, 300, 2000} {
-		out, in := fdProject(t, KindDir, b.Bytes(), "find", nil, budget)
-		checkViewBasics(t, in, out, false)
+		out, in := kindtest.Project(t, project.KindDir, b.Bytes(), "find", nil, budget)
+		kindtest.CheckView(t, in, out, false)
 		for _, l := range strings.Split(out.Text, "\n") {
 			if strings.Contains(l, "a-very-long") && (strings.HasSuffix(l, "…") || strings.HasPrefix(l, "… ")) {
 				t.Errorf("budget %d: a path is shown in part: %s", budget, l)

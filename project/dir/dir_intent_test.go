@@ -1,4 +1,4 @@
-package project
+package dir
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/project/internal/kindtest"
+	"github.com/crumb-dev/crumb/project/internal/kit"
 	"github.com/crumb-dev/crumb/recall"
 )
 
@@ -85,7 +88,7 @@ func viewIntent(view string) (heading string, nums []int64, texts map[int64]stri
 // them again.
 func checkIntentTrue(t *testing.T, src []byte, view string, format dirFormat) map[int64]string {
 	t.Helper()
-	lines := fileLines(src)
+	lines := kindtest.FileLines(src)
 	heading, nums, texts := viewIntent(view)
 	if heading == "" {
 		return nil
@@ -155,25 +158,25 @@ func checkIntentTrue(t *testing.T, src []byte, view string, format dirFormat) ma
 func TestDirIntent(t *testing.T) {
 	for _, c := range dirIntentCases {
 		t.Run(c.name, func(t *testing.T) {
-			fx := loadFDFixture(t, "dir", c.fixture)
+			fx := kindtest.LoadFixture(t, "dir", c.fixture)
 			args := json.RawMessage(c.args)
 			if c.args == "" {
 				args = fx.Args
 			}
-			out, in := fdProject(t, KindDir, fx.output, fx.Tool, args, 2000)
-			golden := filepath.Join(fx.dir, "intent-"+c.name+".golden")
+			out, in := kindtest.Project(t, project.KindDir, fx.Output, fx.Tool, args, 2000)
+			golden := filepath.Join(fx.Dir, "intent-"+c.name+".golden")
 			if c.args == "" {
-				golden = filepath.Join(fx.dir, "view.golden")
+				golden = filepath.Join(fx.Dir, "view.golden")
 			}
-			checkGolden(t, golden, out.Text)
-			checkViewBasics(t, in, out, true)
-			e, err := newExcerptor(in, false)
+			kindtest.Golden(t, golden, out.Text)
+			kindtest.CheckView(t, in, out, true)
+			e, err := kit.NewExcerptor(in, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			format, _ := detectDirFormat(e)
-			texts := checkIntentTrue(t, fx.output, out.Text, format)
-			checkIndexTrue(t, fx.output, out.Text, format)
+			texts := checkIntentTrue(t, fx.Output, out.Text, format)
+			checkIndexTrue(t, fx.Output, out.Text, format)
 			if texts == nil {
 				t.Fatalf("no intent section:\n%s", out.Text)
 			}
@@ -187,11 +190,11 @@ func TestDirIntent(t *testing.T) {
 				}
 			}
 			// The same listing without the intent: no section.
-			plain, _ := fdProject(t, KindDir, fx.output, fx.Tool, json.RawMessage(`{}`), 2000)
+			plain, _ := kindtest.Project(t, project.KindDir, fx.Output, fx.Tool, json.RawMessage(`{}`), 2000)
 			if h, _, _ := viewIntent(plain.Text); h != "" {
 				t.Errorf("an intent section without an intent: %s", h)
 			}
-			again, _ := fdProject(t, KindDir, fx.output, fx.Tool, args, 2000)
+			again, _ := kindtest.Project(t, project.KindDir, fx.Output, fx.Tool, args, 2000)
 			if again.Text != out.Text {
 				t.Error("two projections of the same listing differ")
 			}
@@ -203,19 +206,19 @@ func TestDirIntent(t *testing.T) {
 // up: within the budget, the section true to the listing.
 func TestDirIntentBudgets(t *testing.T) {
 	for _, c := range dirIntentCases {
-		fx := loadFDFixture(t, "dir", c.fixture)
+		fx := kindtest.LoadFixture(t, "dir", c.fixture)
 		args := json.RawMessage(c.args)
 		if c.args == "" {
 			args = fx.Args
 		}
 		for _, budget := range []int{recall.MinBudget, 180, 400, 1000, 4000} {
 			t.Run(fmt.Sprintf("%s/%d", c.name, budget), func(t *testing.T) {
-				out, in := fdProject(t, KindDir, fx.output, fx.Tool, args, budget)
-				checkViewBasics(t, in, out, false)
-				e, _ := newExcerptor(in, false)
+				out, in := kindtest.Project(t, project.KindDir, fx.Output, fx.Tool, args, budget)
+				kindtest.CheckView(t, in, out, false)
+				e, _ := kit.NewExcerptor(in, false)
 				f, _ := detectDirFormat(e)
-				checkIntentTrue(t, fx.output, out.Text, f)
-				checkIndexTrue(t, fx.output, out.Text, f)
+				checkIntentTrue(t, fx.Output, out.Text, f)
+				checkIndexTrue(t, fx.Output, out.Text, f)
 			})
 		}
 	}
@@ -235,8 +238,8 @@ func TestDirIntentRarity(t *testing.T) {
 			b.WriteString("/repo/zz/cachestats.go\n")
 		}
 	}
-	out, in := fdProject(t, KindDir, b.Bytes(), "bash", json.RawMessage(`{"command": "find /repo", "description": "Find the handler that uses the cache"}`), 1000)
-	checkViewBasics(t, in, out, false)
+	out, in := kindtest.Project(t, project.KindDir, b.Bytes(), "bash", json.RawMessage(`{"command": "find /repo", "description": "Find the handler that uses the cache"}`), 1000)
+	kindtest.CheckView(t, in, out, false)
 	_, _, texts := viewIntent(out.Text)
 	shown := map[string]bool{}
 	for _, s := range texts {
@@ -267,7 +270,7 @@ func TestDirIntentWords(t *testing.T) {
 		{`{"command": "find . -type f -name '*.go'", "description": "Find the type checker"}`, []string{"type", "checker"}},
 		{`{}`, nil},
 	} {
-		m := newDirMatcher(&Input{Args: json.RawMessage(c.args)})
+		m := newDirMatcher(&project.Input{Args: json.RawMessage(c.args)})
 		var got []string
 		if m != nil {
 			for _, w := range m.m.Intent().Words {
@@ -284,22 +287,22 @@ func TestDirIntentWords(t *testing.T) {
 // the budget whose intent section is true to the listing.
 func FuzzDirIntent(f *testing.F) {
 	for _, c := range dirIntentCases {
-		fx := loadFDFixture(f, "dir", c.fixture)
+		fx := kindtest.LoadFixture(f, "dir", c.fixture)
 		args := c.args
 		if args == "" {
 			args = string(fx.Args)
 		}
-		f.Add(fx.output[:min(len(fx.output), 8000)], IntentOf(json.RawMessage(args)), uint16(300))
+		f.Add(fx.Output[:min(len(fx.Output), 8000)], project.IntentOf(json.RawMessage(args)), uint16(300))
 	}
 	f.Add([]byte(".\n├── a\n│   └── bee\n└── c\n    └── bee\n\n2 directories, 2 files\n"), "the bee", uint16(5))
 	f.Add([]byte("x:\ntotal 0\n-rw-r--r-- 1 a b 1 Jan  1 12:00 fox\n\nx/y:\n-rw-r--r-- 1 a b 1 Jan  1 12:00 fox\n"), "foxes", uint16(7))
 	f.Fuzz(func(t *testing.T, data []byte, intent string, budget uint16) {
 		b := recall.MinBudget + int(budget)%2500
 		args, _ := json.Marshal(map[string]string{"intent": intent})
-		out, in := fdProject(t, KindDir, data, "bash", args, b)
-		fuzzCheckView(t, in, out, false)
+		out, in := kindtest.Project(t, project.KindDir, data, "bash", args, b)
+		kindtest.FuzzCheckView(t, in, out, false)
 		if cleanLines(data) {
-			e, _ := newExcerptor(in, false)
+			e, _ := kit.NewExcerptor(in, false)
 			f, _ := detectDirFormat(e)
 			checkIntentTrue(t, data, out.Text, f)
 		}
@@ -318,14 +321,14 @@ func cleanLines(b []byte) bool {
 
 // BenchmarkDirProjectIntent projects a 100 MB listing with an intent.
 func BenchmarkDirProjectIntent(b *testing.B) {
-	fx := loadFDFixture(b, "dir", "find-go-src")
+	fx := kindtest.LoadFixture(b, "dir", "find-go-src")
 	var buf bytes.Buffer
 	for i := 0; buf.Len() < 100<<20; i++ {
-		for _, l := range bytes.SplitAfter(fx.output, []byte("\n")) {
+		for _, l := range bytes.SplitAfter(fx.Output, []byte("\n")) {
 			if len(l) > 0 {
 				fmt.Fprintf(&buf, "/copy%03d%s", i, l)
 			}
 		}
 	}
-	benchProject(b, KindDir, buf.Bytes(), json.RawMessage(`{"intent": "where is the reverse proxy implemented"}`))
+	kindtest.Bench(b, project.KindDir, buf.Bytes(), json.RawMessage(`{"intent": "where is the reverse proxy implemented"}`))
 }

@@ -1,4 +1,4 @@
-package project
+package dir
 
 import (
 	"bytes"
@@ -14,12 +14,14 @@ import (
 	"github.com/crumb-dev/crumb/internal/lazyre"
 	"github.com/crumb-dev/crumb/internal/textfmt"
 	"github.com/crumb-dev/crumb/internal/topk"
+	"github.com/crumb-dev/crumb/project"
+	"github.com/crumb-dev/crumb/project/internal/kit"
 	"github.com/crumb-dev/crumb/project/internal/view"
 	"github.com/crumb-dev/crumb/recall"
 )
 
 func init() {
-	Register(KindDir, ProjectorFunc(projectDir))
+	project.Register(project.KindDir, project.ProjectorFunc(projectDir))
 }
 
 // Shares of the room in a directory view.
@@ -120,14 +122,14 @@ type dirEntry struct {
 // the shallowest complete paths with their lines in the listing, and the
 // listing's first and last lines, the rest named with the reads that
 // recover it.
-func projectDir(ctx context.Context, in *Input) (Output, error) {
-	e, err := newExcerptor(in, false)
+func projectDir(ctx context.Context, in *project.Input) (project.Output, error) {
+	e, err := kit.NewExcerptor(in, false)
 	if err != nil {
-		return Output{}, fmt.Errorf("project: dir: %w", err)
+		return project.Output{}, fmt.Errorf("project: dir: %w", err)
 	}
 	format, err := detectDirFormat(e)
 	if err != nil {
-		return Output{}, fmt.Errorf("project: dir: %w", err)
+		return project.Output{}, fmt.Errorf("project: dir: %w", err)
 	}
 	v := &dirView{in: in, e: e, format: format}
 	v.l.Title = "dir"
@@ -137,7 +139,7 @@ func projectDir(ctx context.Context, in *Input) (Output, error) {
 	size := e.Doc.Size()
 	whole, _, err := e.Forward(0, size, in.Budget-e.Overhead(v.l, 1))
 	if err != nil {
-		return Output{}, err
+		return project.Output{}, err
 	}
 	if whole.To == size && !whole.CutEnd {
 		l := v.l
@@ -145,10 +147,10 @@ func projectDir(ctx context.Context, in *Input) (Output, error) {
 		l.Excerpts = []view.Excerpt{whole}
 		text, next, err := e.Fit(l)
 		if err != nil {
-			return Output{}, err
+			return project.Output{}, err
 		}
 		if next == nil && in.Counter.Count(text) <= in.Budget {
-			return Output{Text: text, Complete: in.StoreError == ""}, nil
+			return project.Output{Text: text, Complete: in.StoreError == ""}, nil
 		}
 	}
 	return v.project(ctx)
@@ -197,23 +199,23 @@ func detectDirFormat(e *view.Excerptor) (dirFormat, error) {
 
 // dirView builds the view of one listing.
 type dirView struct {
-	in     *Input
+	in     *project.Input
 	e      *view.Excerptor
 	format dirFormat
 	l      view.Layout
 }
 
-func (v *dirView) project(ctx context.Context) (Output, error) {
+func (v *dirView) project(ctx context.Context) (project.Output, error) {
 	e, in := v.e, v.in
 	size := e.Doc.Size()
 	base := in.Budget - e.Overhead(v.l, 2) - 60 // the facts the header will carry
 	head, used, err := e.Forward(0, size, int(float64(base)*dirHeadShare))
 	if err != nil {
-		return Output{}, err
+		return project.Output{}, err
 	}
 	tail, used2, err := e.Backward(size, head.To, int(float64(base)*dirTailShare))
 	if err != nil {
-		return Output{}, err
+		return project.Output{}, err
 	}
 	// A path is shown whole or not at all: a line too long for its share
 	// is left to the omitted stretch.
@@ -229,7 +231,7 @@ func (v *dirView) project(ctx context.Context) (Output, error) {
 	st.match = newDirMatcher(in)
 	root, err := v.scan(ctx, st)
 	if err != nil {
-		return Output{}, err
+		return project.Output{}, err
 	}
 	l := v.l
 	if root != "" && root != "." {
@@ -248,17 +250,17 @@ func (v *dirView) project(ctx context.Context) (Output, error) {
 		}
 		text, next, err := e.Fit(l)
 		if err != nil {
-			return Output{}, err
+			return project.Output{}, err
 		}
 		if in.Counter.Count(text) <= in.Budget {
-			return Output{Text: text, Next: next}, nil
+			return project.Output{Text: text, Next: next}, nil
 		}
 	}
 	text, next, err := e.Assemble(view.Layout{Title: "dir"}, true)
 	if err != nil {
-		return Output{}, err
+		return project.Output{}, err
 	}
-	return Output{Text: text, Next: next}, nil
+	return project.Output{Text: text, Next: next}, nil
 }
 
 // facts are the header's facts: the form, the counts, and a search.
@@ -300,7 +302,7 @@ func (v *dirView) scan(ctx context.Context, st *dirStats) (string, error) {
 // pathsRoot finds the directory every path of the listing is in: the common
 // prefix, cut at a slash, or the first path itself when the others are under
 // it (find prints its starting point first).
-func pathsRoot(ctx context.Context, in *Input) (string, error) {
+func pathsRoot(ctx context.Context, in *project.Input) (string, error) {
 	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	root, started, hasChild := "", false, false
 	for s.Scan() {
@@ -380,7 +382,7 @@ const pathsWindow = 256
 // scanPaths parses one path per line. A path is a directory when it ends
 // with a slash or a path among the next pathsWindow ones is inside it; an
 // empty directory without a slash counts as a file.
-func scanPaths(ctx context.Context, in *Input, root string, add func(dirEntry)) error {
+func scanPaths(ctx context.Context, in *project.Input, root string, add func(dirEntry)) error {
 	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	type held struct {
 		e    dirEntry
@@ -533,7 +535,7 @@ func isDay(b []byte) bool {
 
 // scanLs parses ls -l output; "dir:" lines of ls -lR set the directory the
 // names that follow are in.
-func scanLs(ctx context.Context, in *Input, add func(dirEntry)) error {
+func scanLs(ctx context.Context, in *project.Input, add func(dirEntry)) error {
 	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	var prefix, first, buf []byte
 	headers := 0
@@ -587,7 +589,7 @@ var (
 
 // scanMCP parses "[FILE] name" and "[DIR] name" lines, with the sizes
 // list_directory_with_sizes adds.
-func scanMCP(ctx context.Context, in *Input, st *dirStats) error {
+func scanMCP(ctx context.Context, in *project.Input, st *dirStats) error {
 	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	for s.Scan() {
 		t := s.Text
@@ -687,7 +689,7 @@ func atoiBytes(b []byte) int64 {
 // scanTree parses tree output: the first line is the root, then one entry a
 // line, nested by its drawing. An entry is a directory when the next one is
 // nested under it, or when tree -F marked it with a slash.
-func scanTree(ctx context.Context, in *Input, st *dirStats) (string, error) {
+func scanTree(ctx context.Context, in *project.Input, st *dirStats) (string, error) {
 	add := st.add
 	s := view.NewLineScanner(ctx, in.Source, in.Source.Size(), maxDirLine)
 	root := ""
