@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,5 +291,26 @@ func TestSniffedMCPIntent(t *testing.T) {
 				checkNeedles(t, raw, text, sniffedNeedles["ci-go-test-v.log"][:1])
 			})
 		}
+	}
+}
+
+// TestSniffedUnregistered: a text that is another kind's content, whose
+// kind no package registered (this package's tests link no project/dir),
+// is shown as text: the hand-over does not fall back to the text view and
+// sniff the same text again without end.
+func TestSniffedUnregistered(t *testing.T) {
+	if Registered(KindDir) {
+		t.Skip("the dir view is registered in this test binary")
+	}
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "./src/pkg%d/file%d.go\n", i%17, i)
+	}
+	out, err := Project(context.Background(), KindText, testInput(t, []byte(b.String()), 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.Text, "[crumb text") {
+		t.Errorf("view starts %.60q, want a text view", out.Text)
 	}
 }
