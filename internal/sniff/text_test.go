@@ -69,7 +69,7 @@ func TestTextOfFixtures(t *testing.T) {
 	}
 	for name, w := range want {
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("..", "..", "project", "testdata", name, "output"))
+			b, err := os.ReadFile(fixtureOutput(t, name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,4 +215,22 @@ func BenchmarkTextOf(b *testing.B) {
 	for b.Loop() {
 		TextOf(head, tail)
 	}
+}
+
+// fixtureOutput is the path of a project fixture's output, NAME being
+// "kind/case": under project/testdata while the kind lives in package
+// project, under project/KIND/testdata once the kind is a package of its own.
+func fixtureOutput(t *testing.T, name string) string {
+	t.Helper()
+	kind, _, _ := strings.Cut(name, "/")
+	for _, p := range []string{
+		filepath.Join("..", "..", "project", kind, "testdata", name, "output"),
+		filepath.Join("..", "..", "project", "testdata", name, "output"),
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("fixture %s: no output under project/testdata or project/%s/testdata", name, kind)
+	return ""
 }
