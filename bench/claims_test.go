@@ -133,17 +133,32 @@ func TestViewClaimsHold(t *testing.T) {
 }
 
 // claimLevelFactsRe finds the counts of error and warning lines a log
-// view states in its header and above its templates.
+// view states in its header and in the titles of its sections.
 var claimLevelFactsRe = regexp.MustCompile(`[0-9,]+ (?:error|warning) lines(?: \([0-9,]+ templates?\))?`)
 
+// claimExcerptRe matches the first line of a view's excerpts: a numbered
+// line or a gap's marker.
+var claimExcerptRe = regexp.MustCompile(`^(\s*[0-9]+\t|\[… )`)
+
 // claimLevelFacts returns the counts of error and warning lines a log view
-// states, in order.
+// states in its header and its section titles, in order: the lines above
+// the excerpts that are not a template's row ("×N …") or a section's
+// remainder ("… and N templates"), which quote the log's own words.
 func claimLevelFacts(view string) string {
 	if !strings.HasPrefix(view, "[crumb text (log)") {
 		return "not a log"
 	}
-	head, _, _ := strings.Cut(view, "\n×")
-	return strings.Join(claimLevelFactsRe.FindAllString(head, -1), "; ")
+	var facts []string
+	for _, l := range strings.Split(view, "\n") {
+		if claimExcerptRe.MatchString(l) {
+			break
+		}
+		if strings.HasPrefix(l, "×") || strings.HasPrefix(l, "…") {
+			continue
+		}
+		facts = append(facts, claimLevelFactsRe.FindAllString(l, -1)...)
+	}
+	return strings.Join(facts, "; ")
 }
 
 // claimMCPText returns the text of an MCP result's first text block,

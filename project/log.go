@@ -1305,6 +1305,19 @@ func (v *logView) renderWith(ctx context.Context, base view.Layout, room, marker
 		}
 		switch {
 		case !over:
+			// The room was counted with the longest header and markers
+			// the view could have; what the view leaves of the budget
+			// goes to its excerpts (half of it when all of it is too
+			// much, and so on down to one marker's cost).
+			for slack := e.In.Budget - e.In.Counter.Count(out.Text); slack > marker; slack /= 2 {
+				out2, xs2, over2, _, err := v.attempt(base, templates, problems, cands, most, room+slack, marker)
+				if err != nil {
+					return Output{}, nil, err
+				}
+				if !over2 && e.In.Counter.Count(out2.Text) <= e.In.Budget {
+					return out2, xs2, nil
+				}
+			}
 			return out, xs, nil
 		case picked > 0:
 			most = picked - 1
@@ -1415,12 +1428,24 @@ func (v *logView) attempt(base view.Layout, templates, problems []string, cands 
 		if len(xs) > 0 {
 			limit = xs[0].From
 		}
-		more, _, err := e.Forward(head.To, limit, spare)
+		more, n, err := e.Forward(head.To, limit, spare)
 		if err != nil {
 			return Output{}, nil, false, 0, err
 		}
 		if !more.Empty() && !more.CutEnd {
 			head = appendExcerpt(head, more)
+			hused += n
+		}
+	}
+	// What the whole lines of the ends leave goes to more candidates.
+	if spare := left - hused - tused - pused; spare > marker+8 && len(xs) < most {
+		more, n, err := v.pick(cands, append([]view.Excerpt{head, tail}, xs...), spare, marker, most-len(xs))
+		if err != nil {
+			return Output{}, nil, false, 0, err
+		}
+		if len(more) > 0 {
+			xs, pused, picks = append(xs, more...), pused+n, picks+len(more)
+			sort.Slice(xs, func(i, j int) bool { return xs[i].From < xs[j].From })
 		}
 	}
 	ends := []view.Excerpt{head, tail}

@@ -100,9 +100,11 @@ func (e *Excerptor) NumPrefix(line int64) string {
 
 func (e *Excerptor) Cost(s string) int { return e.In.Counter.Count(s) + 1 }
 
-// forward returns the whole lines from offset from (a line start) onward,
+// Forward returns the whole lines from offset from (a line start) onward,
 // stopping before limit, within room tokens. When not even the first line
-// fits, it returns as much of that line as fits.
+// fits, it returns as much of that line as fits if the line is longer than
+// any view of the budget could show whole; a shorter line is left out
+// whole, so that what is omitted stays whole lines, read back by lines.
 func (e *Excerptor) Forward(from, limit int64, room int) (Excerpt, int, error) {
 	first, err := e.Doc.LineAt(from)
 	if err != nil {
@@ -121,7 +123,7 @@ func (e *Excerptor) Forward(from, limit int64, room int) (Excerpt, int, error) {
 		s := e.Render(l.Text, line, false)
 		n := e.Cost(s)
 		if used+n > room || l.Cut {
-			if x.Empty() && room > 8 {
+			if x.Empty() && room > 8 && (l.Cut || n > e.In.Budget) {
 				k := e.FitPrefix(l.Text, line, room-2)
 				if k > 0 {
 					x.Lines = append(x.Lines, e.Render(l.Text[:k], line, true)+" …")
@@ -142,8 +144,9 @@ func (e *Excerptor) Forward(from, limit int64, room int) (Excerpt, int, error) {
 	return x, used, nil
 }
 
-// ends returns the head and the tail of the whole result within room
-// tokens: the head takes at most share of it, the tail what is left.
+// Ends returns the head and the tail of the whole result within room
+// tokens: the head takes at most share of it, the tail what is left, and
+// the head all of it when the last line is left out (see Backward).
 func (e *Excerptor) Ends(room int, share float64) ([]Excerpt, error) {
 	size := e.Doc.Size()
 	head, used, err := e.Forward(0, size, int(float64(room)*share))
@@ -154,13 +157,21 @@ func (e *Excerptor) Ends(room int, share float64) ([]Excerpt, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tail.Empty() && !head.CutEnd && head.To < size {
+		// The last line is left out whole: the head takes the room.
+		if head, _, err = e.Forward(0, size, room); err != nil {
+			return nil, err
+		}
+	}
 	return []Excerpt{head, tail}, nil
 }
 
-// backward returns the whole lines that end at offset end (a line start or
+// Backward returns the whole lines that end at offset end (a line start or
 // the end of the result), going back no further than limit, within room
 // tokens. When not even the last line fits, it returns as much of that
-// line's end as fits.
+// line's end as fits if the line cannot be shown whole (it begins before
+// limit, or it is longer than any view of the budget could show), and
+// nothing otherwise.
 func (e *Excerptor) Backward(end, limit int64, room int) (Excerpt, int, error) {
 	var rev []string
 	var offs []int64
@@ -203,9 +214,11 @@ func (e *Excerptor) Backward(end, limit int64, room int) (Excerpt, int, error) {
 				continue
 			}
 		}
-		if len(rev) == 0 && room > 8 {
-			// Show the end of the line, which matters most at the end of
-			// a result.
+		// Show the end of the line, which matters most at the end of a
+		// result, when the line cannot be shown whole: it begins before
+		// limit, or no view of the budget could hold it. A shorter line
+		// is left out whole, as Forward leaves one.
+		if len(rev) == 0 && room > 8 && (start < limit || l.Cut || e.Cost(e.Render(l.Text, line, false)) > e.In.Budget) {
 			contentEnd := l.End
 			if nl, err := e.Doc.ReadRange(l.End-1, l.End); err == nil && len(nl) == 1 && nl[0] == '\n' {
 				contentEnd--
