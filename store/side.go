@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// SideStore is implemented by stores that can keep small side entries
+// beside the results, such as the summaries a summarizer verified, so that
+// separate processes sharing one store reuse them. A side entry is not a
+// result: it is not listed, counted in stats or verified by the store; the
+// reader must check a value before trusting it. Stores without it simply do
+// not share such entries.
+type SideStore interface {
+	// GetSide returns the value stored under key, or an error wrapping
+	// ErrMissing when there is none or it has expired.
+	GetSide(ctx context.Context, key string) ([]byte, error)
+	// PutSide stores value under key, replacing any value there, to expire
+	// after ttl (the store's own expiry when ttl is zero or less).
+	PutSide(ctx context.Context, key string, value []byte, ttl time.Duration) error
+}
+
+// sidePath names the file of a side entry: the key is hashed, so any key is
+// a safe file name.
+func (d *Dir) sidePath(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(d.root, "side", hex.EncodeToString(sum[:]))
+}
+
+// GetSide returns the side entry under key; an entry whose modification
+// time (its expiry) has passed counts as missing.
+func (d *Dir) GetSide(ctx context.Context, key string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := d.sidePath(key)
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("store: side entry: %w", ErrMissing)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: side entry: %w", err)
+	}
+	if !fi.ModTime().After(d.now()) {
+		return nil, fmt.Errorf("store: side entry expired: %w", ErrMissing)
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("store: side entry: %w", ErrMissing)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: side entry: %w", err)
+	}
+	return data, nil
+}
+
+// PutSide writes the side entry under key whole (a temp file renamed into
+// place), its modification time set to its expiry.
+func (d *Dir) PutSide(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ttl <= 0 {
+		ttl = d.ttl
+	}
+	if ttl <= 0 {
+		ttl = 24 * time.Hour
+	}
+	p := d.sidePath(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("store: side entries: %w", err)
+	}
+	if err := d.replace(p, "side-*", value, d.now().Add(ttl), replaceContent); err != nil {
+		return fmt.Errorf("store: writing side entry: %w", err)
+	}
+	return nil
+}
+
+var _ SideStore = (*Dir)(nil)
