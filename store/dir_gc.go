@@ -294,6 +294,7 @@ func (d *Dir) gc(ctx context.Context, target int64) (GCStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("store: gc: %w", err)
 	}
+	d.collectSide(now, &st)
 	var tempBytes int64
 	dead := false
 	for _, t := range sc.temps {

@@ -84,3 +84,23 @@ func (d *Dir) PutSide(ctx context.Context, key string, value []byte, ttl time.Du
 }
 
 var _ SideStore = (*Dir)(nil)
+
+// collectSide removes the side entries whose expiry (their modification
+// time) has passed, so that they do not pile up in the store.
+func (d *Dir) collectSide(now time.Time, st *GCStats) {
+	dir := filepath.Join(d.root, "side")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return // none yet, or unreadable: the next collection tries again
+	}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() || fi.ModTime().After(now) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			st.SideExpired++
+			st.BytesFreed += fi.Size()
+		}
+	}
+}

@@ -34,4 +34,15 @@ func TestDirSide(t *testing.T) {
 	if _, err := d.GetSide(ctx, "k"); !errors.Is(err, store.ErrMissing) {
 		t.Fatalf("get after the ttl: %v, want ErrMissing", err)
 	}
+	// A collection removes the expired entry and keeps a live one.
+	if err := d.PutSide(ctx, "live", []byte("v3"), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.GC(ctx)
+	if err != nil || st.SideExpired != 1 {
+		t.Fatalf("GC = %+v, %v; want 1 side entry expired", st, err)
+	}
+	if got, err := d.GetSide(ctx, "live"); err != nil || string(got) != "v3" {
+		t.Fatalf("the live entry after GC: %q, %v", got, err)
+	}
 }

@@ -171,6 +171,9 @@ type GCStats struct {
 	// BytesInProgress is the size of the temp files of writes still in
 	// progress, which count against the size cap.
 	BytesInProgress int64 `json:"bytes_in_progress,omitempty"`
+	// SideExpired counts the side entries ([SideStore]) removed once
+	// expired.
+	SideExpired int `json:"side_expired,omitempty"`
 }
 
 // Store keeps results exactly. Implementations must be safe for concurrent

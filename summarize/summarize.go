@@ -35,6 +35,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/crumb-dev/crumb/internal/textfmt"
+	"github.com/crumb-dev/crumb/store"
 )
 
 // API names the wire format of a summary endpoint.
@@ -163,6 +164,14 @@ type Config struct {
 	// 1,024 summaries; a negative CacheSize turns the cache off.
 	CacheTTL  time.Duration
 	CacheSize int
+	// Shared, when set, is the cache the processes sharing one store share
+	// (the store's side entries), behind the per-process cache: a summary
+	// found there is checked against the exact result again, exactly as a
+	// model's answer is, before it is used, and one that fails the check is
+	// ignored and replaced. A verified answer is written to it. Its
+	// failures never fail a summary: the model is asked instead. A negative
+	// CacheSize turns it off too.
+	Shared store.SideStore
 	// HTTPClient makes the requests; nil means http.DefaultClient. The
 	// Summarizer hands adapters a copy whose response bodies are bounded.
 	HTTPClient *http.Client
@@ -387,6 +396,9 @@ func (s *Summarizer) Summarize(ctx context.Context, req Request) (*Summary, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
+	if sum := s.shared(ctx, key, req); sum != nil {
+		return sum, nil
+	}
 	system, user := s.prompt(req)
 	var errs []error
 	var attempts []string
@@ -405,12 +417,63 @@ func (s *Summarizer) Summarize(ctx context.Context, req Request) (*Summary, erro
 			if s.cache != nil && req.Digest != "" {
 				s.cache.put(key, sum)
 			}
+			s.share(ctx, key, req, model, r.Text)
 			return sum, nil
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", model, err))
 		attempts = append(attempts, model)
 	}
 	return nil, errors.Join(errs...)
+}
+
+// sharedEntry is a summary as the shared cache keeps it: the model's answer
+// as it came, checked again by whoever reads it.
+type sharedEntry struct {
+	Model string `json:"model"`
+	Text  string `json:"text"`
+}
+
+// sharedKey is the side entry's key for the cache key: the store hashes it.
+func sharedKey(key string) string { return "summary:" + key }
+
+// shared returns the summary the shared cache holds for key, checked
+// against req's exact result as a model's answer is, or nil when there is
+// none, it cannot be read or it fails its check.
+func (s *Summarizer) shared(ctx context.Context, key string, req Request) *Summary {
+	if s.cfg.Shared == nil || s.cache == nil || req.Digest == "" {
+		return nil
+	}
+	b, err := s.cfg.Shared.GetSide(ctx, sharedKey(key))
+	if err != nil {
+		return nil
+	}
+	var e sharedEntry
+	if json.Unmarshal(b, &e) != nil || e.Model == "" {
+		return nil
+	}
+	sum, err := s.check(ctx, e.Text, req)
+	if err != nil {
+		return nil
+	}
+	sum.Model = e.Model
+	if s.cache != nil {
+		s.cache.put(key, sum)
+	}
+	cp := *sum
+	cp.Cached = true
+	return &cp
+}
+
+// share writes a verified answer to the shared cache; a failure only
+// means that the next process asks the model again.
+func (s *Summarizer) share(ctx context.Context, key string, req Request, model, text string) {
+	if s.cfg.Shared == nil || s.cache == nil || req.Digest == "" {
+		return
+	}
+	b, err := json.Marshal(sharedEntry{Model: model, Text: text})
+	if err == nil {
+		_ = s.cfg.Shared.PutSide(ctx, sharedKey(key), b, s.cfg.CacheTTL)
+	}
 }
 
 // prompt builds the system and user messages: the call, the intent and

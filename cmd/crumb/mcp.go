@@ -127,7 +127,7 @@ func runMCP(e *env, args []string) error {
 	}
 	defer d.Close()
 	guard.Store = d
-	if guard.Summarizer, err = summarizer(e, summary, &cfg.Summary); err != nil {
+	if guard.Summarizer, err = summarizer(e, summary, &cfg.Summary, d); err != nil {
 		return err
 	}
 	names := mcpproxy.Names{Read: cfg.MCP.ReadTool, Search: cfg.MCP.SearchTool, Query: cfg.MCP.QueryTool}

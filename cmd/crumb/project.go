@@ -80,7 +80,7 @@ func runProject(e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
-	sum, err := summarizer(e, summary, nil)
+	sum, err := summarizer(e, summary, nil, d)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/crumb-dev/crumb"
 	"github.com/crumb-dev/crumb/internal/config"
+	"github.com/crumb-dev/crumb/store"
 	"github.com/crumb-dev/crumb/summarize"
+
 	// The adapters of the APIs CRUMB_SUMMARY_API and [summary] api name:
 	// the command links both SDKs, a library user only those it imports.
 	_ "github.com/crumb-dev/crumb/summarize/anthropic"
@@ -69,8 +71,10 @@ func (f summaryFlags) asked() bool {
 // configuration file's [summary] section configure (each winning over the
 // next), when summaries are on: for this invocation (the flags), or for
 // every call (CRUMB_SUMMARY=on, or enabled in the file). Off, it returns
-// nil (a nil interface, so that crumb.Config sees no summarizer).
-func summarizer(e *env, flags summaryFlags, file *config.Summary) (crumb.Summarizer, error) {
+// nil (a nil interface, so that crumb.Config sees no summarizer). When st
+// keeps side entries (store.SideStore), the summaries it verifies are
+// shared through it with every process that uses the same store.
+func summarizer(e *env, flags summaryFlags, file *config.Summary, st store.Store) (crumb.Summarizer, error) {
 	thisCall := flags.asked()
 	on := thisCall
 	var base summarize.Config
@@ -110,6 +114,9 @@ func summarizer(e *env, flags summaryFlags, file *config.Summary) (crumb.Summari
 	}
 	if len(cfg.Models) == 0 {
 		return nil, withHint(fmt.Errorf("summaries asked for, but no model is configured"), summaryEnvHelp)
+	}
+	if side, ok := st.(store.SideStore); ok {
+		cfg.Shared = side
 	}
 	s, err := summarize.New(cfg)
 	if err != nil {

@@ -49,8 +49,12 @@ func TestSummarizeCommands(t *testing.T) {
 			if strings.Contains(plain, "[crumb summary") {
 				t.Error("summaries are on without --summarize or CRUMB_SUMMARY=on")
 			}
-			// On for every call, and the JSON receipt says so.
+			// On for every call, and the JSON receipt says so. A store of
+			// its own, since the summary checked above is shared through
+			// the store and this call must ask the model (its ladder's
+			// attempts are reported).
 			env["CRUMB_SUMMARY"] = "on"
+			env["CRUMB_STORE"] = t.TempDir()
 			_, js, _ := runWithEnv(t, env, string(out), "project", "--kind", "command", "--exit-code", "1", "--json")
 			if !strings.Contains(js, `"output": "summarized"`) || !strings.Contains(js, `"model": "ok"`) || !strings.Contains(js, `"attempts": [`) {
 				t.Errorf("project --json with CRUMB_SUMMARY=on:\n%.2000s", js)
