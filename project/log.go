@@ -1308,8 +1308,8 @@ func (v *logView) renderWith(ctx context.Context, base view.Layout, room, marker
 			// The room was counted with the longest header and markers
 			// the view could have; what the view leaves of the budget
 			// goes to its excerpts (half of it when all of it is too
-			// much, and so on down to one marker's cost).
-			for slack := e.In.Budget - e.In.Counter.Count(out.Text); slack > marker; slack /= 2 {
+			// much; two tries at most, since each lays the view out again).
+			for i, slack := 0, e.In.Budget-e.In.Counter.Count(out.Text); i < 2 && slack > marker; i, slack = i+1, slack/2 {
 				out2, xs2, over2, _, err := v.attempt(base, templates, problems, cands, most, room+slack, marker)
 				if err != nil {
 					return Output{}, nil, err
