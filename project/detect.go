@@ -84,9 +84,10 @@ func looksCallToolResult(head []byte) bool {
 type sniffed struct {
 	// text is what sniff.TextOf tells of its head and tail.
 	text sniff.Text
-	// log and isLog are what detectLog tells, when the text is no tool's
-	// report or its lines are stamped (a CI service's log of a job).
-	log   logFormat
+	// log and isLog are what the log kind's detector tells (see
+	// RegisterLog), when the text is no tool's report or its lines are
+	// stamped (a CI service's log of a job).
+	log   any
 	isLog bool
 	// lang is the language of source code, told from its first lines
 	// (sniffLang); nil for anything else, Markdown included.
@@ -116,8 +117,10 @@ func sniffDoc(doc *lines.Doc) (sniffed, error) {
 	if s.text.Form.IsOutput() && !s.text.Stamped {
 		return s, nil
 	}
-	if s.log, s.isLog, err = detectLog(doc); err != nil || s.isLog {
-		return s, err
+	if logDetector != nil {
+		if s.log, s.isLog, err = logDetector(doc); err != nil || s.isLog {
+			return s, err
+		}
 	}
 	if lg := sniffLang(head[:min(len(head), 8<<10)]); lg != langMd {
 		s.lang = lg
@@ -188,4 +191,31 @@ func (v *fileView) projectSniffedFile(ctx context.Context) (Output, bool, error)
 		return Output{}, false, nil
 	}
 	return out, true, err
+}
+
+// KindLog is the log view: a text's, and no kind a caller names, so it is
+// not in [Kinds]. The text and file projectors hand a document to it when
+// the detector its package registers ([RegisterLog]) finds a log.
+const KindLog Kind = "log"
+
+// A LogDetector tells whether doc is a log, from its first lines, and if it
+// is, what the log view needs to know of its form (the format, opaque to
+// the pipeline), which the hand-over passes on in [Input.Detected].
+type LogDetector func(doc *lines.Doc) (format any, ok bool, err error)
+
+// logDetector is the log kind's detector; nil until a package registers it.
+var logDetector LogDetector
+
+// RegisterLog makes d the detector and p the projector of [KindLog]. It is
+// meant to be called from the init function of the log kind's package.
+func RegisterLog(d LogDetector, p Projector) {
+	logDetector = d
+	Register(KindLog, p)
+}
+
+// projectLog hands in to the log view with the format the detector found.
+func projectLog(ctx context.Context, in *Input, format any) (Output, error) {
+	sub := *in
+	sub.Detected = format
+	return Project(ctx, KindLog, &sub)
 }

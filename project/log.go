@@ -617,10 +617,28 @@ type logRecKey struct {
 	lead bool
 }
 
-// projectLog shows a log: the templates of its lines with their counts, its
+func init() {
+	RegisterLog(func(doc *lines.Doc) (any, bool, error) { return detectLog(doc) }, ProjectorFunc(projectLogKind))
+}
+
+// projectLogKind is the projector of KindLog: it shows the log in the
+// format the detector found, or finds it itself when the input was not
+// handed over by detection.
+func projectLogKind(ctx context.Context, in *Input) (Output, error) {
+	f, ok := in.Detected.(logFormat)
+	if !ok {
+		var err error
+		if f, _, err = detectLog(in.Doc()); err != nil {
+			return Output{}, err
+		}
+	}
+	return viewLog(ctx, in, f)
+}
+
+// viewLog shows a log: the templates of its lines with their counts, its
 // errors and warnings as they were written (first occurrences and rare ones
 // before repeats), and its head and tail.
-func projectLog(ctx context.Context, in *Input, f logFormat) (Output, error) {
+func viewLog(ctx context.Context, in *Input, f logFormat) (Output, error) {
 	e, err := newExcerptor(in, true)
 	if err != nil {
 		return Output{}, err

@@ -130,6 +130,10 @@ type Input struct {
 	// it streamed in (see [Prescan]); the projector carries on from it.
 	// Nil means the projector reads everything itself.
 	Prescan *Prescan
+	// Detected is what the detector of the kind this input was handed to
+	// found of its form, when the pipeline chose the kind from the content
+	// (the log format for [KindLog]); nil otherwise.
+	Detected any
 
 	call *callCache // Args parsed (see Input.Call)
 }
