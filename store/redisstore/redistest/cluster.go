@@ -18,6 +18,7 @@ import (
 // ports: its primaries and their replicas.
 type Cluster struct {
 	Nodes []*Server
+	cli   string // redis-cli
 }
 
 // StartCluster starts primaries*(1+replicas) servers with cluster mode on,
@@ -39,7 +40,7 @@ func StartCluster(t testing.TB, dir string, primaries, replicas int) *Cluster {
 		}
 		t.Skipf("SKIP: redis-cli is not installed, so no Redis Cluster is made: %v", err)
 	}
-	cl := &Cluster{}
+	cl := &Cluster{cli: cli}
 	var addrs []string
 	for i := range primaries * (1 + replicas) {
 		nd := filepath.Join(dir, fmt.Sprintf("node%d", i))
@@ -123,4 +124,65 @@ func (cl *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// Primaries returns the running nodes that are primaries now (ROLE
+// answers master), in the order of Nodes.
+func (cl *Cluster) Primaries() []*Server {
+	var out []*Server
+	for _, srv := range cl.Nodes {
+		if !srv.Running() {
+			continue
+		}
+		c := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1})
+		role, err := c.Do(context.Background(), "ROLE").Slice()
+		c.Close()
+		if err == nil && len(role) > 0 && role[0] == "master" {
+			out = append(out, srv)
+		}
+	}
+	return out
+}
+
+// KillPrimary stops the first running primary (its replica is promoted
+// once the others see it fail) and returns it, or nil when none runs.
+func (cl *Cluster) KillPrimary() *Server {
+	p := cl.Primaries()
+	if len(p) == 0 {
+		return nil
+	}
+	p[0].Stop()
+	return p[0]
+}
+
+// NodeID returns the cluster node ID of a node of a cluster (CLUSTER
+// MYID).
+func (srv *Server) NodeID() (string, error) {
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), TLSConfig: srv.tls})
+	defer c.Close()
+	id, err := c.Do(context.Background(), "CLUSTER", "MYID").Text()
+	if err != nil {
+		return "", fmt.Errorf("CLUSTER MYID of %s: %w", srv.Addr(), err)
+	}
+	return id, nil
+}
+
+// Reshard moves n slots, and the keys in them, from the primary from to
+// the primary to with redis-cli --cluster reshard, as an operator does
+// while clients keep working, and returns redis-cli's output.
+func (cl *Cluster) Reshard(from, to *Server, n int) (string, error) {
+	fromID, err := from.NodeID()
+	if err != nil {
+		return "", err
+	}
+	toID, err := to.NodeID()
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command(cl.cli, "--cluster", "reshard", to.Addr(), "--cluster-from", fromID, "--cluster-to", toID,
+		"--cluster-slots", strconv.Itoa(n), "--cluster-yes").CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("redis-cli --cluster reshard of %d slots from %s to %s: %w", n, from.Addr(), to.Addr(), err)
+	}
+	return string(out), nil
 }

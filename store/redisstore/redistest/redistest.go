@@ -38,6 +38,9 @@ type Server struct {
 	args []string
 	cmd  *exec.Cmd
 	tls  *tls.Config // for a server that speaks only TLS
+	// sentinelConf, if set, is the configuration file of a Sentinel:
+	// the server runs as one (redis-server FILE --sentinel).
+	sentinelConf string
 }
 
 // Need returns the path of the server binary: $CRUMB_REDIS_SERVER (for
@@ -161,6 +164,9 @@ func (srv *Server) Start() {
 	}
 	args := append(append(port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", srv.dir, "--daemonize", "no", "--logfile", "redis.log"), srv.args...)
+	if srv.sentinelConf != "" {
+		args = []string{srv.sentinelConf, "--sentinel"} // the port and the rest are in the file
+	}
 	srv.cmd = exec.Command(srv.bin, args...)
 	if err := srv.cmd.Start(); err != nil {
 		t.Fatalf("starting redis-server: %v", err)
