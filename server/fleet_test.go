@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"runtime"
 	"slices"
@@ -247,20 +246,12 @@ func TestFleetFailover(t *testing.T) {
 	}
 	var sidecars []sidecar
 	for range 3 {
-		s, err := server.New(server.Options{Tokens: &tok, Open: func(ns string) (store.Store, error) {
+		ts := newServer(t, server.Options{Tokens: &tok, Open: func(ns string) (store.Store, error) {
 			// A cap above the run's 1.5 GB or so: a result that reads
 			// as missing was lost to the failover, not evicted.
 			return redisstore.Open(context.Background(), cl.URL(), redisstore.Options{Namespace: ns, MaxBytes: 4 << 30})
 		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(s)
-		t.Cleanup(func() {
-			hs.Close()
-			s.Close()
-		})
-		sidecars = append(sidecars, sidecar{hs.URL})
+		sidecars = append(sidecars, sidecar{ts.URL})
 	}
 	fc := &fleetClient{
 		http:  &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}},

@@ -27,11 +27,30 @@ type SideStore interface {
 	PutSide(ctx context.Context, key string, value []byte, ttl time.Duration) error
 }
 
-// sidePath names the file of a side entry: the key is hashed, so any key is
-// a safe file name.
-func (d *Dir) sidePath(key string) string {
+// SideName is the name a store files a side entry's key under: its SHA-256
+// in lowercase hex, so that any key is a safe file name or Redis key part
+// of fixed length.
+func SideName(key string) string {
 	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(d.root, "side", hex.EncodeToString(sum[:]))
+	return hex.EncodeToString(sum[:])
+}
+
+// SideTTL is how long a side entry put with ttl lives in a store whose own
+// expiry is storeTTL: ttl when positive, else storeTTL when positive, else
+// a day.
+func SideTTL(ttl, storeTTL time.Duration) time.Duration {
+	switch {
+	case ttl > 0:
+		return ttl
+	case storeTTL > 0:
+		return storeTTL
+	}
+	return 24 * time.Hour
+}
+
+// sidePath names the file of a side entry.
+func (d *Dir) sidePath(key string) string {
+	return filepath.Join(d.root, "side", SideName(key))
 }
 
 // GetSide returns the side entry under key; an entry whose modification
@@ -67,12 +86,7 @@ func (d *Dir) PutSide(ctx context.Context, key string, value []byte, ttl time.Du
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if ttl <= 0 {
-		ttl = d.ttl
-	}
-	if ttl <= 0 {
-		ttl = 24 * time.Hour
-	}
+	ttl = SideTTL(ttl, d.ttl)
 	p := d.sidePath(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("store: side entries: %w", err)

@@ -2,8 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -17,8 +15,7 @@ import (
 // SHA-256 of key, so each entry is one key in one slot of a Redis Cluster
 // and the entries of a namespace spread over every shard.
 func (s *Store) sideKey(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return "crumb:{" + s.ns + ":side:" + hex.EncodeToString(sum[:]) + "}:v"
+	return "crumb:{" + s.ns + ":side:" + store.SideName(key) + "}:v"
 }
 
 // GetSide returns the side entry under key, or an error wrapping
@@ -37,13 +34,7 @@ func (s *Store) GetSide(ctx context.Context, key string) ([]byte, error) {
 // PutSide stores value under key with one SET ... PX, to expire after ttl
 // (the store's TTL when ttl is zero or less).
 func (s *Store) PutSide(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	if ttl <= 0 {
-		ttl = s.ttl
-	}
-	if ttl <= 0 {
-		ttl = 24 * time.Hour
-	}
-	if err := s.c.Set(ctx, s.sideKey(key), value, ttl).Err(); err != nil {
+	if err := s.c.Set(ctx, s.sideKey(key), value, store.SideTTL(ttl, s.ttl)).Err(); err != nil {
 		return fmt.Errorf("redisstore: writing side entry at %s: %w", s.where, err)
 	}
 	return nil
